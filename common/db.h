@@ -1,0 +1,122 @@
+/* All SQL lives here. loadd writes; loadtop and loadctl read. Statements are
+ * prepared once and reused; every SQLite error is logged with its place and
+ * sqlite3_errmsg(). Schema changes are migrations keyed on PRAGMA user_version. */
+#ifndef LOADD_DB_H
+#define LOADD_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "records.h"
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+enum db_mode { DB_READWRITE, DB_READONLY };
+
+/* Opens (read-write: creating the file and its directory, and migrating) the
+ * database. On failure returns NULL and an xmalloc'd message in *err. */
+struct db *db_open(const char *path, enum db_mode mode, char **err);
+void db_close(struct db *db);
+/* Default path: /var/lib/loadd/loadd.db as root, $XDG_STATE_HOME/loadd/loadd.db
+ * (or ~/.local/state/loadd/loadd.db) otherwise. xmalloc'd. */
+char *db_default_path(void);
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+
+/* ---- writing (loadd) ---- */
+struct run_info {
+	const char *profile_name;
+	const char *profile_path;
+	const char *profile_text;
+	const char *host;
+	const char *kernel;
+	const char *cpu_model;
+	int cores;
+	uint64_t ram_bytes;
+	uint64_t swap_bytes;
+	const char *tree_fingerprint;
+	const char *version;
+	long rounds;
+	int64_t planned_ms;
+	int pid;
+};
+
+/* Marks every run still 'running' as 'crashed' (call while holding the
+ * database lock, so no live loadd owns them). Returns how many. */
+int db_mark_crashed(struct db *db);
+int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at);
+int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at);
+int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, const char *name,
+		       const char *cache, const char *loads, double started_at);
+int db_phase_probe_start(struct db *db, int64_t phase_id, double t);
+int db_phase_end(struct db *db, int64_t phase_id, double ended_at, bool valid, const char *why);
+int db_sample_insert(struct db *db, int64_t run_id, const struct sample *s);
+int db_sys_sample_insert(struct db *db, int64_t run_id, const struct sys_sample *s);
+int db_loader_sample_insert(struct db *db, int64_t run_id, const struct loader_sample *s);
+int db_event_insert(struct db *db, int64_t run_id, const struct event *e);
+
+/* ---- reading (loadctl, loadtop, the report) ---- */
+struct run_row {
+	int64_t id;
+	char *status;
+	char *profile_name;
+	char *profile_path;
+	char *profile_text;
+	char *host;
+	char *kernel;
+	char *cpu_model;
+	int cores;
+	uint64_t ram_bytes;
+	uint64_t swap_bytes;
+	char *tree_fingerprint;
+	char *version;
+	long rounds;
+	int64_t planned_ms;
+	double started_at;
+	double ended_at;  /* 0 while running */
+	int64_t samples;  /* count of samples */
+};
+
+struct phase_row {
+	int64_t id;
+	long round;
+	long seq;
+	char *name;
+	char *cache;
+	char *loads;       /* space-separated [load] names, "" for none */
+	double started_at;
+	double probe_start; /* 0 before probing starts */
+	double ended_at;    /* 0 while running */
+	bool valid;
+	char *invalid_reason;
+};
+
+/* Latest run's id, 0 when there is none, -1 on error. */
+int64_t db_latest_run(struct db *db);
+/* 0 found, 1 not found, -1 error. */
+int db_run_get(struct db *db, int64_t run_id, struct run_row *out);
+void db_run_row_free(struct run_row *r);
+/* Newest first. *out is xmalloc'd; free each with db_run_row_free. */
+int db_runs_list(struct db *db, struct run_row **out, size_t *n);
+/* In order of start. */
+int db_phases_list(struct db *db, int64_t run_id, struct phase_row **out, size_t *n);
+void db_phase_rows_free(struct phase_row *rows, size_t n);
+/* Every sample of a phase, in order. */
+int db_samples_list(struct db *db, int64_t phase_id, struct sample **out, size_t *n);
+/* Loader counters of a phase (every row, in time order); load strings are
+ * owned by the returned array: free with db_loader_samples_free. */
+int db_loader_samples_list(struct db *db, int64_t phase_id, struct loader_sample **out, size_t *n);
+void db_loader_samples_free(struct loader_sample *rows, size_t n);
+int db_sys_samples_list(struct db *db, int64_t phase_id, struct sys_sample **out, size_t *n);
+/* The newest `limit` events of a run, newest first; free with db_events_free. */
+int db_events_list(struct db *db, int64_t run_id, int limit, struct event **out, size_t *n);
+void db_events_free(struct event *rows, size_t n);
+
+/* Every sample of a run (run_id 0: of every run) in order, with its phase. */
+typedef int (*db_sample_cb)(void *arg, int64_t run_id, const struct phase_row *phase,
+			    const struct sample *s);
+int db_samples_foreach(struct db *db, int64_t run_id, db_sample_cb cb, void *arg);
+
+#endif

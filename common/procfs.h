@@ -1,0 +1,75 @@
+/* Readers for /proc and the host's facts. Each file is read with one read()
+ * into a stack buffer and parsed without allocation. */
+#ifndef LOADD_PROCFS_H
+#define LOADD_PROCFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "records.h"
+
+struct proc_stat {
+	uint64_t busy;   /* jiffies: user + nice + system + irq + softirq + steal */
+	uint64_t total;  /* busy + idle + iowait */
+	uint64_t ctxt;   /* context switches since boot */
+};
+
+struct meminfo {
+	uint64_t mem_total;      /* bytes */
+	uint64_t mem_available;
+	uint64_t swap_total;
+	uint64_t swap_free;
+};
+
+struct psi_totals {
+	uint64_t some_us;  /* cumulative stall time, microseconds */
+	uint64_t full_us;
+	bool has_full;     /* /proc/pressure/cpu has no full line on old kernels */
+};
+
+/* The parsers take the file's text, so tests can feed them fixtures; the
+ * readers read the real file. Each returns 0 or -1. */
+int procfs_parse_stat(const char *text, struct proc_stat *out);
+int procfs_parse_meminfo(const char *text, struct meminfo *out);
+int procfs_parse_psi(const char *text, struct psi_totals *out);
+int procfs_read_stat(struct proc_stat *out);
+int procfs_read_meminfo(struct meminfo *out);
+int procfs_read_loadavg(double *load1);
+/* resource: "cpu", "memory" or "io". -1 when the kernel has no PSI. */
+int procfs_read_psi(const char *resource, struct psi_totals *out);
+
+/* Reads a whole small file into buf (NUL-terminated); returns its length or -1. */
+ssize_t read_small_file(const char *path, char *buf, size_t len);
+
+struct host_info {
+	char hostname[256];
+	char kernel[256];     /* uname release */
+	char cpu_model[256];
+	int cores;            /* online CPUs */
+	uint64_t ram_bytes;
+	uint64_t swap_bytes;
+};
+
+int host_info_read(struct host_info *out);
+
+/* Per process group: CPU time of every live member (utime + stime + cutime +
+ * cstime, so reaped children count) and how many members live. One scan of
+ * /proc for all groups. cpu_ns and nprocs have n entries. */
+int procfs_group_usage(const pid_t *pgids, int n, uint64_t *cpu_ns, int *nprocs);
+
+/* System sampler: turns two readings a second apart into a sys_sample. */
+struct sys_sampler {
+	struct proc_stat stat;
+	struct psi_totals psi[3];  /* cpu, memory, io */
+	bool psi_ok[3];
+	int64_t mono;              /* CLOCK_MONOTONIC of the last reading */
+	bool primed;
+};
+
+void sys_sampler_init(struct sys_sampler *ss);
+/* Fills out with the figures since the last call (the first call returns -1
+ * and only primes the sampler). */
+int sys_sampler_take(struct sys_sampler *ss, struct sys_sample *out);
+
+#endif

@@ -1,0 +1,96 @@
+/* Profiles: INI files that say which loads to run, in which phases, and how
+ * the probe times its job. A profile is validated whole before anything
+ * starts; problems are reported as "file:line: message". */
+#ifndef LOADD_PROFILE_H
+#define LOADD_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+
+enum cache_mode { CACHE_WARM, CACHE_COLD };
+
+struct run_def {
+	long rounds;        /* the whole phase list, this many times */
+	int64_t settle_ms;  /* load ramp-up before the job is timed */
+	char *baseline;     /* phase whose median is Ratio's denominator; NULL: first phase without loads */
+};
+
+struct tree_spec {
+	long depth;     /* levels of directories below the root */
+	long fanout;    /* directories per directory */
+	long files;     /* files per directory */
+	long file_size; /* bytes per file */
+};
+
+struct probe_def {
+	char *job;          /* the command, as written: "ls -R {tree}" */
+	char **argv;        /* the command split into words, {tree} not yet replaced */
+	int64_t every_ms;   /* one job per slot of this length */
+	int64_t timeout_ms; /* a job running longer is killed and recorded as failed */
+	struct tree_spec tree;
+};
+
+struct phase_def {
+	char *name;
+	int line;
+	int64_t duration_ms;  /* probing time, after settle */
+	int64_t settle_ms;    /* -1: the [run] settle */
+	int cache;            /* enum cache_mode */
+	char **loads;         /* names of [load NAME] sections, NULL-terminated */
+	size_t nloads;
+};
+
+struct load_def {
+	char *name;
+	int line;
+	char *type;              /* loader name, e.g. "cpu" */
+	struct kv *kvs;          /* every key but type, in file order */
+	size_t nkv;
+	/* Set by the validate callback: */
+	const void *loader;      /* the loader's struct loader_ops */
+	void *config;            /* the loader's parsed options */
+	int64_t stall_ms;        /* no progress this long flags the load as stalled */
+};
+
+struct profile {
+	char *path;
+	char *name;   /* file name without .conf */
+	char *text;   /* the whole file, stored with each run */
+	struct run_def run;
+	struct probe_def probe;
+	struct phase_def *phases;
+	size_t nphases;
+	struct load_def *loads;
+	size_t nloads;
+};
+
+/* Checks one [load NAME] section against its loader's options and fills
+ * def->loader and def->config. Prints problems as "file:line: ..." to errs
+ * and returns their number. */
+typedef int (*load_validate_fn)(struct load_def *def, const char *file, FILE *errs);
+
+/* Parses and validates the whole file. Returns the number of problems
+ * printed to errs (0: *p is valid and must be freed with profile_free). An
+ * unreadable file is one problem. validate may be NULL (loads unchecked). */
+int profile_load(const char *path, struct profile *p, load_validate_fn validate, FILE *errs);
+void profile_free(struct profile *p);
+
+/* NAME (no slash, no .conf) is looked up as NAME.conf in ./config, in
+ * /etc/loadd and in the installed profile directory; anything else is a path.
+ * Returns an xmalloc'd path or NULL with the places searched in *searched. */
+char *profile_find(const char *name_or_path, char **searched);
+
+const struct load_def *profile_load_by_name(const struct profile *p, const char *name);
+/* The phase Ratio divides by, or NULL when none runs without loads. */
+const struct phase_def *profile_baseline(const struct profile *p);
+/* Time the whole plan takes: rounds x sum(settle + duration). */
+int64_t profile_total_ms(const struct profile *p);
+
+extern const struct option_def run_options[];
+extern const struct option_def probe_options[];
+extern const struct option_def phase_options[];
+
+#endif
