@@ -1,0 +1,71 @@
+# Sourced by every end-to-end test: a private temp dir with its own database,
+# work dir and socket; every process a test starts is stopped by PID at exit.
+set -euo pipefail
+
+: "${LOADD:?set LOADD to the loadd binary}"
+: "${LOADCTL:?set LOADCTL to the loadctl binary}"
+: "${SRC:?set SRC to the source tree}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/loadd-e2e.XXXXXX")
+DB="$T/loadd.db"
+WORK="$T/work"
+STARTED_PIDS=()
+
+cleanup() {
+	local pid
+	for pid in "${STARTED_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# Writes a profile to $T/NAME.conf (content on stdin) and prints its path.
+profile() {
+	cat >"$T/$1.conf"
+	echo "$T/$1.conf"
+}
+
+# Runs loadd in the foreground with the test's database and work dir.
+run_loadd() {
+	"$LOADD" --db "$DB" --workdir "$WORK" "$@"
+}
+
+# Starts loadd in the background; its PID is in LOADD_PID, its stderr in $T/loadd.err.
+start_loadd() {
+	"$LOADD" --db "$DB" --workdir "$WORK" "$@" 2>"$T/loadd.err" &
+	LOADD_PID=$!
+	STARTED_PIDS+=("$LOADD_PID")
+}
+
+sql() {
+	sqlite3 -batch -noheader "$DB" "$1"
+}
+
+# Waits up to $2 seconds (default 30) for the SQL query $1 to print a non-zero first field.
+wait_for_sql() {
+	local query=$1 limit=${2:-30} i
+	for ((i = 0; i < limit * 10; i++)); do
+		local v
+		v=$(sql "$query" 2>/dev/null || true)
+		if [[ -n "$v" && "$v" != 0 ]]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "timed out waiting for: $query"
+}
+
+need_root() {
+	[[ $(id -u) -eq 0 ]] || skip "needs root"
+}
