@@ -1,0 +1,301 @@
+/* loadd: the supervisor. Reads a profile, prepares its work dir, runs the
+ * phases with their loads while the probe times its job, stores everything
+ * in SQLite and prints the report at the end. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "loader.h"
+#include "log.h"
+#include "parse.h"
+#include "procfs.h"
+#include "profile.h"
+#include "report.h"
+#include "run.h"
+#include "supervisor.h"
+#include "timeutil.h"
+#include "tree.h"
+#include "workdir.h"
+#include "xalloc.h"
+
+/* Exit statuses: 0 a complete run, 1 a failure, 2 bad usage or profile,
+ * 128 + N a run stopped by signal N. */
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+struct args {
+	const char *profile;
+	const char *db;
+	const char *workdir;
+	bool check;
+	bool list_loaders;
+	int verbose;
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: loadd --profile NAME|PATH [options]\n"
+		"       loadd --check --profile NAME|PATH\n"
+		"       loadd --list-loaders\n"
+		"\n"
+		"Runs the phases of a profile: each starts its background loads, lets them\n"
+		"settle, then times the probe job on a fixed schedule. Everything is stored\n"
+		"in SQLite; the report is printed at the end (and by `loadctl report`).\n"
+		"\n"
+		"  -p, --profile NAME|PATH  the profile: NAME.conf in ./config, /etc/loadd or\n"
+		"                           %s, or a path\n"
+		"  -c, --check              validate the profile, print the plan, run nothing\n"
+		"      --db PATH            database (default %s)\n"
+		"      --workdir DIR        work dir for the probe's tree and the loads' files\n"
+		"                           (default /var/tmp/loadd as root, else ~/.cache/loadd)\n"
+		"      --list-loaders       every loader with its profile keys, and exit\n"
+		"  -v, --verbose            debug messages\n"
+		"  -V, --version            print the version and exit\n"
+		"  -h, --help               this help\n",
+		LOADD_PROFILE_DIR, geteuid() == 0 ? "/var/lib/loadd/loadd.db"
+						  : "$XDG_STATE_HOME/loadd/loadd.db");
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS };
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "workdir", required_argument, NULL, OPT_WORKDIR },
+		{ "list-loaders", no_argument, NULL, OPT_LIST_LOADERS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:cvVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': a->profile = optarg; break;
+		case 'c': a->check = true; break;
+		case OPT_DB: a->db = optarg; break;
+		case OPT_WORKDIR: a->workdir = optarg; break;
+		case OPT_LIST_LOADERS: a->list_loaders = true; break;
+		case 'v': a->verbose++; break;
+		case 'V': printf("loadd %s\n", LOADD_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default:
+			fprintf(stderr, "Try 'loadd --help'.\n");
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "loadd: unexpected argument '%s'\nTry 'loadd --help'.\n", argv[optind]);
+		exit(EXIT_USAGE);
+	}
+	if (!a->list_loaders && a->profile == NULL) {
+		fprintf(stderr, "loadd: no profile given: use --profile NAME, e.g. --profile quick\n");
+		exit(EXIT_USAGE);
+	}
+}
+
+/* Cold-cache phases drop the page cache, which only root may do: refuse
+ * before anything starts rather than fail a phase later. */
+static int check_privileges(const struct profile *p, bool warn_only)
+{
+	int problems = 0;
+
+	if (geteuid() == 0)
+		return 0;
+	for (size_t i = 0; i < p->nphases; i++) {
+		if (p->phases[i].cache != CACHE_COLD)
+			continue;
+		fprintf(stderr, "%s:%d: %sphase '%s' has cache = cold, which needs root "
+			"(it drops the page cache); run loadd as root or use cache = warm\n",
+			p->path, p->phases[i].line, warn_only ? "warning: " : "", p->phases[i].name);
+		problems++;
+	}
+	return warn_only ? 0 : problems;
+}
+
+static void print_plan(const struct profile *p)
+{
+	char fp[TREE_FINGERPRINT_LEN + 1], settle[32], dur[32], total[32], every[32];
+	const struct tree_spec *t = &p->probe.tree;
+	int64_t round_ms = profile_total_ms(p) / p->run.rounds;
+
+	tree_fingerprint(t, fp);
+	format_ms(p->probe.every_ms, every, sizeof every);
+	printf("profile %s (%s)\n", p->name, p->path);
+	printf("probe:  %s, every %s; tree depth=%ld fanout=%ld files=%ld size=%ld "
+	       "(%llu entries, fingerprint %s)\n",
+	       p->probe.job, every, t->depth, t->fanout, t->files, t->file_size,
+	       (unsigned long long)tree_entries(t), fp);
+	printf("rounds: %ld\n\n", p->run.rounds);
+	printf("  %-3s %-16s %-5s %-8s %-8s %s\n", "#", "phase", "cache", "settle", "duration",
+	       "loads");
+	for (size_t i = 0; i < p->nphases; i++) {
+		const struct phase_def *ph = &p->phases[i];
+		format_ms(ph->settle_ms >= 0 ? ph->settle_ms : p->run.settle_ms, settle, sizeof settle);
+		format_ms(ph->duration_ms, dur, sizeof dur);
+		printf("  %-3zu %-16s %-5s %-8s %-8s", i + 1, ph->name,
+		       ph->cache == CACHE_COLD ? "cold" : "warm", settle, dur);
+		for (size_t j = 0; j < ph->nloads; j++)
+			printf(" %s", ph->loads[j]);
+		printf("%s\n", ph->nloads == 0 ? " -" : "");
+	}
+	if (p->nloads > 0)
+		printf("\nloads:\n");
+	for (size_t i = 0; i < p->nloads; i++) {
+		const struct load_def *ld = &p->loads[i];
+		const struct loader_ops *ops = ld->loader;
+		char what[256] = "";
+		if (ops->describe != NULL)
+			ops->describe(ld->config, what, sizeof what);
+		printf("  %-16s %-8s %s\n", ld->name, ld->type, what);
+	}
+	format_ms(round_ms, settle, sizeof settle);
+	format_ms(profile_total_ms(p), total, sizeof total);
+	printf("\n%zu phase(s) x %ld round(s): %s a round, %s in all (plus load start-up and "
+	       "stop, a few seconds a phase)\n", p->nphases, p->run.rounds, settle, total);
+}
+
+static void record_run_start(const struct profile *p, const char *fingerprint,
+			     struct run_info *ri, struct host_info *host)
+{
+	if (host_info_read(host) < 0)
+		log_warn("could not read every host fact from /proc");
+	*ri = (struct run_info){
+		.profile_name = p->name,
+		.profile_path = p->path,
+		.profile_text = p->text,
+		.host = host->hostname,
+		.kernel = host->kernel,
+		.cpu_model = host->cpu_model,
+		.cores = host->cores,
+		.ram_bytes = host->ram_bytes,
+		.swap_bytes = host->swap_bytes,
+		.tree_fingerprint = fingerprint,
+		.version = LOADD_VERSION,
+		.rounds = p->run.rounds,
+		.planned_ms = profile_total_ms(p),
+		.pid = getpid(),
+	};
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct profile p;
+	char *profile_path, *searched = NULL, *err = NULL;
+	char *db_path, *workdir_arg, *workdir = NULL, *tree_path;
+	char fingerprint[TREE_FINGERPRINT_LEN + 1];
+	struct db *db;
+	struct run_info ri;
+	struct host_info host;
+	int status = EXIT_RUN_FAILED, signo = 0;
+
+	log_init("loadd", 0);
+	parse_args(argc, argv, &a);
+	log_init("loadd", a.verbose);
+	loader_table_check();
+
+	if (a.list_loaders) {
+		loader_print_all(stdout);
+		return 0;
+	}
+	profile_path = profile_find(a.profile, &searched);
+	if (profile_path == NULL) {
+		fprintf(stderr, "loadd: no profile '%s' (looked for %s)\n", a.profile, searched);
+		return EXIT_USAGE;
+	}
+	int problems = profile_load(profile_path, &p, loader_validate, stderr);
+	if (problems > 0) {
+		fprintf(stderr, "loadd: %s: %d problem%s; nothing was started\n", profile_path,
+			problems, problems == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	if (check_privileges(&p, a.check) > 0)
+		return EXIT_USAGE;
+	if (a.check) {
+		print_plan(&p);
+		profile_free(&p);
+		free(profile_path);
+		return 0;
+	}
+
+	/* Work dir first: it holds the lock that keeps a second loadd out. */
+	workdir_arg = a.workdir ? xstrdup(a.workdir) : workdir_default();
+	int workdir_lock = workdir_open(workdir_arg, &workdir, &err);
+	if (workdir_lock < 0)
+		fatalx("%s", err);
+	db_path = a.db ? xstrdup(a.db) : db_default_path();
+	db = db_open(db_path, DB_READWRITE, &err);
+	if (db == NULL)
+		fatalx("%s", err);
+	int db_lock_fd = db_lock(db_path, &err);
+	if (db_lock_fd < 0)
+		fatalx("%s", err);
+	int crashed = db_mark_crashed(db);
+	if (crashed > 0)
+		log_warn("marked %d earlier run%s that did not end cleanly as crashed", crashed,
+			 crashed == 1 ? "" : "s");
+	supervisor_sweep(workdir);
+
+	tree_fingerprint(&p.probe.tree, fingerprint);
+	int64_t t0 = mono_ns();
+	tree_path = tree_ensure(workdir, &p.probe.tree, &err);
+	if (tree_path == NULL)
+		fatalx("cannot build the probe's tree: %s", err);
+	log_info("probe tree %s: %llu entries, ready in %.1f s", tree_path,
+		 (unsigned long long)tree_entries(&p.probe.tree), (mono_ns() - t0) / 1e9);
+
+	record_run_start(&p, fingerprint, &ri, &host);
+	int64_t run_id = db_run_begin(db, &ri, wall_now());
+	if (run_id <= 0)
+		fatalx("cannot record the run in %s", db_path);
+	char total[32];
+	format_ms(profile_total_ms(&p), total, sizeof total);
+	log_info("run %lld: profile %s, %zu phase(s) x %ld round(s), about %s; database %s",
+		 (long long)run_id, p.name, p.nphases, p.run.rounds, total, db_path);
+
+	signal(SIGPIPE, SIG_IGN);
+	struct run_options ro = {
+		.profile = &p, .db = db, .run_id = run_id, .workdir = workdir, .tree_path = tree_path,
+	};
+	enum run_result result = run_execute(&ro, &signo);
+	static const char *const result_status[] = {
+		[RUN_COMPLETE] = "complete", [RUN_ABORTED] = "aborted", [RUN_FAILED] = "failed",
+	};
+	db_run_end(db, run_id, result_status[result], wall_now());
+
+	switch (result) {
+	case RUN_COMPLETE:
+		fflush(stderr);
+		report_print(db, run_id, stdout);
+		status = 0;
+		break;
+	case RUN_ABORTED:
+		log_info("run %lld aborted; the data taken so far is kept: loadctl report %lld",
+			 (long long)run_id, (long long)run_id);
+		status = 128 + signo;
+		break;
+	case RUN_FAILED:
+		log_error("run %lld failed; see the messages above", (long long)run_id);
+		break;
+	}
+
+	db_close(db);
+	close(db_lock_fd);
+	close(workdir_lock);
+	free(tree_path);
+	free(workdir);
+	free(workdir_arg);
+	free(db_path);
+	free(profile_path);
+	profile_free(&p);
+	return status;
+}

@@ -1,0 +1,29 @@
+/* One run of a profile: the phase list, round after round, each phase
+ * starting its loads, settling, then probing; everything stored as it comes. */
+#ifndef LOADD_RUN_H
+#define LOADD_RUN_H
+
+#include <stdint.h>
+
+#include "db.h"
+#include "profile.h"
+
+struct run_options {
+	const struct profile *profile;
+	struct db *db;
+	int64_t run_id;
+	const char *workdir;
+	const char *tree_path;  /* replaces {tree} in the job */
+};
+
+enum run_result {
+	RUN_COMPLETE,
+	RUN_ABORTED,  /* SIGINT, SIGTERM or a stop request */
+	RUN_FAILED,   /* the machinery broke (database, fork) */
+};
+
+/* Runs the whole plan in an event loop. *signo gets the signal that aborted
+ * the run, 0 otherwise. */
+enum run_result run_execute(const struct run_options *ro, int *signo);
+
+#endif
