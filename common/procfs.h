@@ -39,6 +39,14 @@ int procfs_read_loadavg(double *load1);
 /* resource: "cpu", "memory" or "io". -1 when the kernel has no PSI. */
 int procfs_read_psi(const char *resource, struct psi_totals *out);
 
+/* The CPU's name from /proc/cpuinfo text ("model name", or "Hardware",
+ * "cpu model", "Processor" on other architectures): 0, or -1 when none. */
+int procfs_parse_cpu_model(const char *text, char *out, size_t len);
+/* One /proc/PID/stat line: the process group and the CPU time in clock ticks
+ * (utime + stime + cutime + cstime). comm may hold spaces and ')', so the
+ * fields are counted from the last ')'. */
+int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *ticks);
+
 /* Reads a whole small file into buf (NUL-terminated); returns its length or -1. */
 ssize_t read_small_file(const char *path, char *buf, size_t len);
 
@@ -71,5 +79,10 @@ void sys_sampler_init(struct sys_sampler *ss);
 /* Fills out with the figures since the last call (the first call returns -1
  * and only primes the sampler). */
 int sys_sampler_take(struct sys_sampler *ss, struct sys_sample *out);
+/* The rates part of sys_sampler_take, fed with readings taken at mono (ns):
+ * cpu_busy_pct, ctxt_per_s and the psi_* fields. -1 on the priming call. */
+int sys_sampler_feed(struct sys_sampler *ss, const struct proc_stat *stat,
+		     const struct psi_totals psi[3], const bool psi_ok[3], int64_t mono,
+		     struct sys_sample *out);
 
 #endif
