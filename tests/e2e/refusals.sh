@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Bad input of every kind gets one clear message and the right exit status;
+# nothing starts.
+source "$(dirname "$0")/lib.sh"
+
+expect() { # expect STATUS PATTERN command...
+	local want=$1 pattern=$2 got=0
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" || got=$?
+	[[ $got == "$want" ]] || fail "'$*' exited $got, want $want: $(cat "$T/err")"
+	grep -Eq -- "$pattern" "$T/err" || fail "'$*': message does not match '$pattern': $(cat "$T/err")"
+}
+
+expect 2 "unrecognized option|unknown option" "$LOADD" --bogus
+expect 2 "no profile given" "$LOADD"
+expect 2 "no profile 'nosuch'" "$LOADD" --profile nosuch
+
+bad=$(profile bad <<'EOF2'
+[run]
+rounds = 0
+[probe]
+every = 5 parsecs
+[phase cpu]
+duration = 10s
+loads = ghost
+[frobnicate]
+EOF2
+)
+expect 2 "bad.conf:2: .*rounds" run_loadd --profile "$bad"
+grep -q "bad.conf:4: " "$T/err" || fail "no message for line 4: $(cat "$T/err")"
+grep -q "bad.conf:7: .*ghost" "$T/err" || fail "no message for the undefined load: $(cat "$T/err")"
+grep -q "bad.conf:8: .*frobnicate" "$T/err" || fail "no message for the unknown section: $(cat "$T/err")"
+[[ ! -e "$DB" ]] || fail "a refused profile created the database"
+
+good=$(profile good <<'EOF2'
+[probe]
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 1s
+EOF2
+)
+# --check validates and prints the plan without running anything.
+"$LOADD" --check --profile "$good" --db "$DB" >"$T/plan" || fail "--check failed"
+grep -q "1 phase(s) x 1 round(s)" "$T/plan" || fail "plan lacks the total: $(cat "$T/plan")"
+[[ ! -e "$DB" ]] || fail "--check created the database"
+
+expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --workdir /
+expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --workdir /usr
+
+# A second loadd on the same work dir, then on the same database, refuses.
+long=$(profile long <<'EOF2'
+[probe]
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 60s
+EOF2
+)
+start_loadd --profile "$long"
+wait_for_sql "select count(*) from runs where status = 'running'" 30
+expect 1 "work dir .* in use by another loadd \(pid $LOADD_PID\)" run_loadd --profile "$good"
+expect 1 "database .* in use by another loadd" "$LOADD" --db "$DB" --workdir "$T/work2" --profile "$good"
+kill -TERM "$LOADD_PID"
+status=0
+wait "$LOADD_PID" || status=$?
+[[ $status == 143 ]] || fail "SIGTERM: loadd exited $status, want 143"
+[[ $(sql "select status from runs") == aborted ]] || fail "a stopped run is not marked aborted"
+[[ $(sql "select count(*) from phases where valid = 0 and invalid_reason like '%stopped%'") == 1 ]] ||
+	fail "the interrupted phase is not marked"
+echo ok
