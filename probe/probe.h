@@ -29,7 +29,8 @@ struct prober *prober_start(char *const argv[], int64_t timeout_ms, int notify_f
 /* Starts timing: slot k begins at start_ns + k * every_ms (CLOCK_MONOTONIC);
  * no slot begins at or after end_ns. When the window is over and its last job
  * has finished, the thread writes one more record with seq == PROBE_PHASE_DONE
- * (the loads must keep running until then: the last job is timed under them). */
+ * (the loads must keep running until then: the last job is timed under them).
+ * Its missed field counts the window's slots lost to that last job's overrun. */
 void prober_begin_phase(struct prober *p, int64_t phase_id, int64_t start_ns, int64_t end_ns,
 			int64_t every_ms, bool cold_cache);
 #define PROBE_PHASE_DONE (-1)
