@@ -5,6 +5,7 @@
 #define LOADD_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "records.h"
