@@ -5,6 +5,7 @@
 #define LOADD_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* "500ms", "30s", "5m", "1h", "1m30s"; a bare number means seconds. */
