@@ -31,6 +31,11 @@ struct loader_ctx {
 	const char *name;          /* the [load NAME] */
 	const void *config;        /* the loader's parsed options */
 	const char *dir;           /* its own scratch dir under the work dir, made empty; removed by loadd */
+	/* A dir of its own kept for the whole run (every phase and round), for
+	 * files worth making once, like the read loader's; the loader creates it
+	 * when it needs it. loadd removes it at the end of the run and sweeps it
+	 * at the next start after a crash. NULL: none (use dir). */
+	const char *cache_dir;
 	struct loader_shm *shm;
 	int event_fd;              /* lines "KIND message\n" become events */
 };
