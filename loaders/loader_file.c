@@ -1,0 +1,134 @@
+#include "loader_file.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+int fs_free_bytes(const char *path, uint64_t *free_bytes)
+{
+	struct statvfs sv;
+
+	if (statvfs(path, &sv) < 0)
+		return -1;
+	*free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+uint64_t file_fit(uint64_t want, uint64_t free_bytes, uint64_t own, uint64_t reserve,
+		  uint64_t block)
+{
+	uint64_t room;
+
+	if (__builtin_add_overflow(free_bytes, own, &room))
+		room = UINT64_MAX;
+	room = room > reserve ? room - reserve : 0;
+	if (want > room)
+		want = room;
+	return want - want % block;
+}
+
+uint64_t file_shrink(uint64_t size, uint64_t block)
+{
+	uint64_t half = size / 2;
+
+	half -= half % block;
+	return half < block ? block : half;
+}
+
+/* One whole block from src_fd (a pipe or device may return less). */
+static ssize_t read_block(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static enum fill_result fill_failed(struct file_fill *f, const char *call)
+{
+	if (errno == ENOSPC || errno == EDQUOT)
+		return FILL_ENOSPC;
+	f->failed_call = call;
+	f->error = errno;
+	return FILL_FAILED;
+}
+
+enum fill_result file_fill_run(struct file_fill *f)
+{
+	f->written = 0;
+	f->failed_call = NULL;
+	f->error = 0;
+	while (f->written < f->size) {
+		size_t len = f->size - f->written < f->block ? (size_t)(f->size - f->written)
+							     : f->block;
+		size_t done = 0;
+
+		if (loader_stopping())
+			return FILL_STOPPED;
+		if (f->src_fd >= 0 && read_block(f->src_fd, f->buf, len) < 0)
+			return fill_failed(f, "read /dev/zero");
+		while (done < len) {
+			ssize_t n = write(f->fd, f->buf + done, len - done);
+
+			if (n < 0 && errno == EINTR) {
+				if (loader_stopping())
+					return FILL_STOPPED;
+				continue;
+			}
+			if (n < 0)
+				return fill_failed(f, "write");
+			/* A short write means the disk just filled up; the
+			 * next write says so with ENOSPC. */
+			done += (size_t)n;
+			f->written += (uint64_t)n;
+			if (f->count != NULL)
+				loader_progress(f->count, 0, (uint64_t)n, 0);
+		}
+	}
+	/* Delayed allocation may report a full disk only here. */
+	if (f->sync && fdatasync(f->fd) < 0)
+		return fill_failed(f, "fdatasync");
+	return FILL_DONE;
+}
+
+void loader_nap(int ms)
+{
+	struct timespec step = { 0, 50 * 1000000L };
+
+	for (int slept = 0; slept < ms && !loader_stopping(); slept += 50)
+		nanosleep(&step, NULL);
+}
+
+int load_key_line(const struct load_def *def, const char *key)
+{
+	for (size_t i = 0; i < def->nkv; i++)
+		if (strcmp(def->kvs[i].key, key) == 0)
+			return def->kvs[i].line;
+	return def->line;
+}
+
+int check_plain_size(const struct size_spec *spec, const struct load_def *def, const char *key,
+		     const char *file, FILE *errs)
+{
+	char text[64];
+
+	if (spec->kind == SIZE_BYTES)
+		return 0;
+	size_format(spec, text, sizeof text);
+	fprintf(errs, "%s:%d: %s: give a plain size in bytes (\"1M\"), not %s, which depends on "
+		"the machine's memory\n", file, load_key_line(def, key), key, text);
+	return 1;
+}

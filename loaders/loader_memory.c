@@ -1,0 +1,171 @@
+/* The memory loader (the paper's and interbench's memory load): allocate
+ * 1 MiB chunks up to `size`, fill each with memset so that it is really
+ * resident, then memcpy one half onto the other, over and over. With the
+ * paper's size, ram+swap-64M, the OOM killer is expected to take it; the
+ * supervisor restarts it after a back-off. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "loader.h"
+#include "loader_file.h"
+#include "parse.h"
+#include "procfs.h"
+#include "xalloc.h"
+
+#define CHUNK (1ULL << 20)
+
+struct memory_config {
+	struct size_spec size;
+};
+
+static const struct option_def memory_options[] = {
+	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct memory_config, size),
+	  .def = "50%", .min = 2 * CHUNK, .max = INT64_MAX,
+	  .help = "memory to fill and copy: 2G, 60% of RAM, or a formula of ram and swap; "
+		  "ram+swap-64M is the paper's (expect OOM kills)" },
+	{ .key = NULL },
+};
+
+/* Whole chunks, an even number of them: two halves copied onto each other. */
+static uint64_t memory_chunks(uint64_t bytes)
+{
+	uint64_t n = bytes / CHUNK;
+
+	return n - n % 2;
+}
+
+static int memory_check(const void *config, const struct load_def *def, const char *file,
+			FILE *errs)
+{
+	const struct memory_config *cfg = config;
+	struct meminfo mi;
+	char spec[64], bytes[32], ram[32], swap[32];
+
+	if (cfg->size.kind == SIZE_BYTES || procfs_read_meminfo(&mi) < 0)
+		return 0;
+	if (memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total)) >= 2)
+		return 0;
+	size_format(&cfg->size, spec, sizeof spec);
+	format_bytes(size_resolve(&cfg->size, mi.mem_total, mi.swap_total), bytes, sizeof bytes);
+	format_bytes(mi.mem_total, ram, sizeof ram);
+	format_bytes(mi.swap_total, swap, sizeof swap);
+	fprintf(errs, "%s:%d: size: %s comes to %s on this machine (RAM %s, swap %s); a memory "
+		"load needs at least 2 MiB\n", file, load_key_line(def, "size"), spec, bytes, ram,
+		swap);
+	return 1;
+}
+
+static void memory_describe(const void *config, char *buf, size_t len)
+{
+	const struct memory_config *cfg = config;
+	struct meminfo mi;
+	char spec[64], bytes[32];
+
+	size_format(&cfg->size, spec, sizeof spec);
+	if (cfg->size.kind == SIZE_BYTES || procfs_read_meminfo(&mi) < 0) {
+		snprintf(buf, len, "%s in 1 MiB chunks, copied half to half", spec);
+		return;
+	}
+	format_bytes(size_resolve(&cfg->size, mi.mem_total, mi.swap_total), bytes, sizeof bytes);
+	snprintf(buf, len, "%s (%s here) in 1 MiB chunks, copied half to half", spec, bytes);
+}
+
+/* Says what is about to be taken and how it compares with what the machine
+ * has free, so that an OOM kill that follows is no surprise. */
+static void memory_announce(const struct loader_ctx *ctx, const struct memory_config *cfg,
+			    const struct meminfo *mi, uint64_t bytes)
+{
+	char spec[64], size[32], ram[32], avail[32], swap_free[32], swap_total[32];
+	uint64_t room = mi->mem_available + mi->swap_free;
+
+	size_format(&cfg->size, spec, sizeof spec);
+	format_bytes(bytes, size, sizeof size);
+	format_bytes(mi->mem_total, ram, sizeof ram);
+	format_bytes(mi->mem_available, avail, sizeof avail);
+	format_bytes(mi->swap_free, swap_free, sizeof swap_free);
+	format_bytes(mi->swap_total, swap_total, sizeof swap_total);
+	loader_event(ctx, "info", "filling %s (size %s, RAM %s): %.0f%% of MemAvailable %s; "
+		     "swap %s free of %s%s", size, spec, ram,
+		     mi->mem_available ? 100.0 * (double)bytes / (double)mi->mem_available : 0.0,
+		     avail, swap_free, swap_total,
+		     bytes > room ? "; more than MemAvailable plus free swap: expect the OOM "
+				    "killer to take this load" : "");
+}
+
+static int memory_run(const struct loader_ctx *ctx)
+{
+	const struct memory_config *cfg = ctx->config;
+	struct meminfo mi;
+	uint64_t nchunks, filled = 0, half;
+	char **chunks;
+	int dir = 0;
+
+	if (procfs_read_meminfo(&mi) < 0) {
+		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
+		return 1;
+	}
+	nchunks = memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total));
+	memory_announce(ctx, cfg, &mi, nchunks * CHUNK);
+	if (nchunks < 2) {
+		loader_event(ctx, "error", "size comes to less than 2 MiB on this machine");
+		return 1;
+	}
+	chunks = xcalloc(nchunks, sizeof *chunks);
+	/* One mapping per chunk, as the paper's malloc of 1 MiB blocks; the
+	 * fill makes every page resident. Filling is progress too: under the
+	 * paper's size it may be all the load ever does before the OOM kill. */
+	for (; filled < nchunks && !loader_stopping(); filled++) {
+		char *c = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (c == MAP_FAILED) {
+			char got[32];
+
+			format_bytes(filled * CHUNK, got, sizeof got);
+			loader_event(ctx, "info", "allocation refused after %s (%s): copying that much",
+				     got, strerror(errno));
+			break;
+		}
+		memset(c, (int)(filled % 255) + 1, CHUNK);
+		chunks[filled] = c;
+		loader_progress(ctx->shm, 0, 0, 1);
+	}
+	nchunks = filled - filled % 2;
+	half = nchunks / 2;
+	while (half > 0 && !loader_stopping()) {
+		char **from = dir == 0 ? chunks : chunks + half;
+		char **to = dir == 0 ? chunks + half : chunks;
+		uint64_t i;
+
+		for (i = 0; i < half && !loader_stopping(); i++) {
+			memcpy(to[i], from[i], CHUNK);
+			loader_progress(ctx->shm, 0, CHUNK, 0);
+		}
+		if (i < half)
+			break;
+		loader_progress(ctx->shm, 1, 0, 0);
+		dir ^= 1;
+	}
+	for (uint64_t i = 0; i < filled; i++)
+		munmap(chunks[i], CHUNK);
+	free(chunks);
+	return 0;
+}
+
+const struct loader_ops loader_memory_ops = {
+	.version = LOADER_OPS_VERSION,
+	.name = "memory",
+	.summary = "fill `size` of memory in 1 MiB chunks, then memcpy half to half, over and over",
+	.options = memory_options,
+	.config_size = sizeof(struct memory_config),
+	.cycle_unit = "passes",
+	.ops_unit = "MiB filled",
+	.reports_bytes = true,
+	.check = memory_check,
+	.run = memory_run,
+	.describe = memory_describe,
+};
