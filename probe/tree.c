@@ -417,6 +417,7 @@ char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err)
 {
 	char fp[TREE_FINGERPRINT_LEN + 1], name[TREE_FINGERPRINT_LEN + 8];
 	const char *why;
+	uint64_t entries;
 	struct stat st;
 	char *path;
 	int wfd;
@@ -459,7 +460,9 @@ char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err)
 		goto fail;
 	}
 
-	log_info("building the probe tree %s (%" PRIu64 " entries)", path, tree_entries(spec));
+	entries = tree_entries(spec);
+	log_info("building the probe tree %s (%" PRIu64 " %s)", path, entries,
+		 entries == 1 ? "entry" : "entries");
 	if (build_tree(wfd, name, spec, fp, err, path) < 0)
 		goto fail;
 	close(wfd);
