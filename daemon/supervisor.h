@@ -29,11 +29,13 @@ void supervisor_mark_window(struct supervisor *sv);
 /* SIGTERM to each group, a grace period, SIGKILL, everything reaped, scratch
  * dirs removed. Blocks (at most the grace period plus a little). */
 void supervisor_stop_all(struct supervisor *sv);
+/* Stops everything, then removes the loads' cache dirs: the run is over. */
 void supervisor_free(struct supervisor *sv);
 /* Reaps the supervisor's own children (by pid, never waitpid(-1): the probe
  * thread reaps its jobs itself); called on SIGCHLD. */
 void supervisor_reap(struct supervisor *sv);
-/* Removes every load-* scratch dir an earlier, crashed run left in workdir. */
+/* Removes every load-* scratch dir and cache-* dir an earlier, crashed run
+ * left in workdir. */
 void supervisor_sweep(const char *workdir);
 
 /* Live view for the control API: one entry per running load. */
