@@ -38,7 +38,9 @@ struct kv {
 };
 
 /* Fills cfg with every default, then applies kvs. Each problem is printed to
- * errs as "file:line: message". Returns the number of problems (0 = valid). */
+ * errs as "file:line: message". Returns the number of problems (0 = valid).
+ * A key without a default keeps what cfg holds (a string becomes NULL).
+ * section is written without brackets, as in "phase warm". */
 int options_apply(const struct option_def *table, void *cfg, const struct kv *kvs,
 		  size_t nkv, const char *file, const char *section, FILE *errs);
 /* Frees the OPT_STRING fields of cfg. */
