@@ -51,7 +51,9 @@ struct load_def {
 	size_t nkv;
 	/* Set by the validate callback: */
 	const void *loader;      /* the loader's struct loader_ops */
-	void *config;            /* the loader's parsed options */
+	void *config;            /* the loader's parsed options (xmalloc'd) */
+	const struct option_def *options; /* the table config was parsed with, so
+					    profile_free can free its strings */
 	int64_t stall_ms;        /* no progress this long flags the load as stalled */
 };
 
