@@ -1,0 +1,378 @@
+/* The timed job and the prober thread. Checks outcomes and the structure
+ * of what the prober delivers (counts, order, DONE records), never tight
+ * timings: the machine may be busy. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "probe.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+#define MISSING_COMMAND "loadd-test-no-such-command"
+
+static void test_job_outcomes(void **state)
+{
+	static const struct {
+		const char *argv[4];
+		int64_t timeout_ms;
+		int exit_code;
+		bool failed;
+	} cases[] = {
+		{ { "true" }, 0, 0, false },
+		{ { "false" }, 0, 1, true },
+		{ { "sh", "-c", "exit 3" }, 0, 3, true },
+		{ { "sh", "-c", "kill -9 $$" }, 0, 128 + 9, true },
+		{ { "sh", "-c", "kill -TERM $$" }, 0, 128 + 15, true },
+		/* 1 MiB on stdout and on stderr: drained, so the job completes */
+		{ { "sh", "-c", "head -c 1048576 /dev/zero; head -c 1048576 /dev/zero >&2" },
+		  30000, 0, false },
+		/* stdin is /dev/null: cat ends at once with nothing */
+		{ { "sh", "-c", "test -z \"$(cat)\"" }, 30000, 0, false },
+		/* past its timeout: SIGKILL */
+		{ { "sleep", "5" }, 200, 128 + 9, true },
+		/* the whole process group is killed, or sleep would hold the pipe */
+		{ { "sh", "-c", "sleep 5; true" }, 200, 128 + 9, true },
+		/* a job that closed its output is still bound by the timeout */
+		{ { "sh", "-c", "exec >/dev/null 2>&1; sleep 5" }, 200, 128 + 9, true },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sample s = { .phase_id = 42, .seq = 7, .missed = 3 };
+		char *err = NULL;
+		double before = wall_now();
+
+		if (probe_job_run((char *const *)cases[i].argv, false, cases[i].timeout_ms, &s,
+				  &err) != 0)
+			fail_msg("%s: %s", cases[i].argv[0], err);
+		if (s.exit_code != cases[i].exit_code)
+			fail_msg("case %zu (%s): exit %d, want %d", i, cases[i].argv[2] ? cases[i].argv[2] : cases[i].argv[0],
+				 s.exit_code, cases[i].exit_code);
+		assert_int_equal(s.failed, cases[i].failed);
+		assert_true(s.wall_ms > 0);
+		assert_true(s.user_ms >= 0 && s.sys_ms >= 0 && s.cpu_pct >= 0);
+		assert_true(s.started_at >= before - 1);
+		/* a timed-out job does not run to its end (5 s) */
+		if (cases[i].timeout_ms == 200)
+			assert_true(s.wall_ms < 4000);
+		/* fields that are the caller's stay untouched */
+		assert_int_equal(s.phase_id, 42);
+		assert_int_equal(s.seq, 7);
+		assert_int_equal(s.missed, 3);
+	}
+}
+
+static void test_job_cannot_run(void **state)
+{
+	static const struct {
+		const char *argv[2];
+		const char *msg;
+	} cases[] = {
+		{ { MISSING_COMMAND }, "cannot run '" MISSING_COMMAND "': No such file or directory" },
+		{ { "/nonexistent/dir/job" }, "cannot run '/nonexistent/dir/job': No such file or directory" },
+		{ { "/dev/null" }, "cannot run '/dev/null': Permission denied" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sample s = { 0 };
+		char *err = NULL;
+
+		assert_int_equal(probe_job_run((char *const *)cases[i].argv, false, 0, &s, &err), -1);
+		assert_non_null(err);
+		assert_string_equal(err, cases[i].msg);
+		assert_true(s.failed);
+		assert_int_equal(s.exit_code, -1);
+		free(err);
+	}
+}
+
+/* The job starts clean: no signal blocked or ignored, none of our fds. */
+static void test_job_inherits_nothing(void **state)
+{
+	sigset_t block, old;
+	char script[512];
+	struct sample s = { 0 };
+	char *err = NULL;
+	int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC on purpose */
+	const char *argv[] = { "sh", "-c", script, NULL };
+
+	assert_true(leak >= 0);
+	/* glibc before 2.37 leaves its internal signals 32 and 33 ignored in
+	 * a posix_spawn child: only the standard ones are checked there. */
+	snprintf(script, sizeof script,
+		 "blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status) && "
+		 "ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status) && "
+		 "test $((0x$blk)) -eq 0 && test $((0x$ign & 0x7fffffff)) -eq 0 && "
+		 "test ! -e /proc/$$/fd/%d",
+		 leak);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGUSR2, SIG_IGN);
+
+	assert_int_equal(probe_job_run((char *const *)argv, false, 10000, &s, &err), 0);
+	assert_int_equal(s.exit_code, 0);
+	assert_false(s.failed);
+
+	signal(SIGUSR2, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(leak);
+}
+
+static void test_drop_page_cache(void **state)
+{
+	if (drop_page_cache() == 0)
+		return;
+	/* not root, or a read-only /proc/sys: the caller explains */
+	assert_true(errno == EACCES || errno == EPERM || errno == EROFS);
+	assert_true(geteuid() != 0 || errno == EROFS);
+}
+
+/* Reads one record; fails the test when none comes within timeout_ms. */
+static void read_record(int fd, struct sample *s, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&pfd, 1, timeout_ms) != 1)
+		fail_msg("no record from the prober within %d ms", timeout_ms);
+	n = read(fd, s, sizeof *s);
+	assert_int_equal(n, sizeof *s);
+}
+
+struct phase_result {
+	int64_t samples;
+	int64_t missed;       /* sum over samples and the DONE record */
+	int64_t max_missed;
+	int64_t failed;
+};
+
+/* Reads a phase's samples up to its DONE record and checks their order:
+ * each seq is the previous one plus one plus the slots it missed. */
+static struct phase_result read_phase(int fd, int64_t phase_id)
+{
+	struct phase_result r = { 0 };
+	int64_t expect_seq = 0;
+
+	for (;;) {
+		struct sample s;
+
+		read_record(fd, &s, 20000);
+		assert_int_equal(s.phase_id, phase_id);
+		r.missed += s.missed;
+		if (s.seq == PROBE_PHASE_DONE)
+			return r;
+		assert_int_equal(s.seq, expect_seq + s.missed);
+		expect_seq = s.seq + 1;
+		r.samples++;
+		if (s.missed > r.max_missed)
+			r.max_missed = s.missed;
+		if (s.failed)
+			r.failed++;
+	}
+}
+
+static int make_pipe(int fds[2])
+{
+	return pipe2(fds, O_CLOEXEC);
+}
+
+static void test_prober_schedule(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct phase_result r;
+	int fds[2];
+	struct prober *p;
+	int64_t start;
+
+	assert_int_equal(make_pipe(fds), 0);
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	assert_non_null(p);
+
+	/* 500 ms in slots of 50 ms: 10 slots, each run or counted missed */
+	start = mono_ns() + 20 * NSEC_PER_MSEC;
+	prober_begin_phase(p, 7, start, start + 500 * NSEC_PER_MSEC, 50, false);
+	r = read_phase(fds[0], 7);
+	assert_int_equal(r.samples + r.missed, 10);
+	assert_true(r.samples >= 1);
+	assert_int_equal(r.failed, 0);
+
+	/* the thread serves the next phase too; a window of 120 ms in 50 ms
+	 * slots has 3 */
+	start = mono_ns();
+	prober_begin_phase(p, 8, start, start + 120 * NSEC_PER_MSEC, 50, false);
+	r = read_phase(fds[0], 8);
+	assert_int_equal(r.samples + r.missed, 3);
+
+	/* an empty window: just the DONE record */
+	start = mono_ns();
+	prober_begin_phase(p, 9, start, start, 50, false);
+	r = read_phase(fds[0], 9);
+	assert_int_equal(r.samples, 0);
+	assert_int_equal(r.missed, 0);
+
+	prober_stop(p);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void test_prober_overrun(void **state)
+{
+	const char *argv[] = { "sleep", "0.12", NULL };
+	struct phase_result r;
+	int fds[2];
+	struct prober *p;
+	int64_t start;
+
+	assert_int_equal(make_pipe(fds), 0);
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	assert_non_null(p);
+	start = mono_ns();
+	prober_begin_phase(p, 3, start, start + 500 * NSEC_PER_MSEC, 50, false);
+	r = read_phase(fds[0], 3);
+	/* a 120 ms job in 50 ms slots skips at least two slots each time */
+	assert_true(r.max_missed >= 2);
+	assert_true(r.samples <= 4);
+	assert_int_equal(r.samples + r.missed, 10);
+	prober_stop(p);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* A new phase replaces one still running: the old one is closed with its
+ * DONE record first, so the main loop never waits for it. */
+static void test_prober_replace_phase(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct phase_result r;
+	struct sample s;
+	int fds[2];
+	struct prober *p;
+	int64_t start = mono_ns();
+
+	assert_int_equal(make_pipe(fds), 0);
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	assert_non_null(p);
+	prober_begin_phase(p, 1, start, start + 60 * NSEC_PER_SEC, 20, false);
+	read_record(fds[0], &s, 20000);
+	assert_int_equal(s.phase_id, 1);
+	assert_int_equal(s.seq, 0);
+
+	start = mono_ns();
+	prober_begin_phase(p, 2, start, start + 100 * NSEC_PER_MSEC, 50, false);
+	do {
+		read_record(fds[0], &s, 20000);
+		assert_int_equal(s.phase_id, 1);
+	} while (s.seq != PROBE_PHASE_DONE);
+	r = read_phase(fds[0], 2);
+	assert_int_equal(r.samples + r.missed, 2);
+	prober_stop(p);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* prober_stop kills the running job and delivers nothing more. */
+static void test_prober_stop_kills_job(void **state)
+{
+	char dir[] = "/tmp/loadd-probe-test.XXXXXX", pidfile[64], script[256];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct pollfd pfd;
+	int fds[2], tries;
+	struct prober *p;
+	FILE *fp;
+	int job = 0;
+	int64_t start;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+	snprintf(script, sizeof script, "echo $$ > %s.tmp && mv %s.tmp %s && exec sleep 60",
+		 pidfile, pidfile, pidfile);
+	assert_int_equal(make_pipe(fds), 0);
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	assert_non_null(p);
+	start = mono_ns();
+	prober_begin_phase(p, 5, start, start + 60 * NSEC_PER_SEC, 1000, false);
+
+	for (tries = 0; tries < 2000 && job <= 0; tries++) {
+		fp = fopen(pidfile, "r");
+		if (fp) {
+			if (fscanf(fp, "%d", &job) != 1)
+				job = 0;
+			fclose(fp);
+		}
+		if (job <= 0)
+			usleep(10000);
+	}
+	assert_true(job > 0);
+	assert_int_equal(kill(job, 0), 0);
+
+	prober_stop(p);
+	/* killed and reaped by the prober: the pid no longer exists */
+	assert_int_equal(kill(job, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	/* no sample and no DONE for a stopped phase */
+	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	unlink(pidfile);
+	rmdir(dir);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void test_prober_failures(void **state)
+{
+	const char *argv[] = { MISSING_COMMAND, NULL };
+	struct phase_result r;
+	int fds[2];
+	struct prober *p;
+	int64_t start;
+
+	/* stopping an idle prober */
+	assert_int_equal(make_pipe(fds), 0);
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	assert_non_null(p);
+	prober_stop(p);
+	prober_stop(NULL);
+
+	/* a job that cannot start gives failed samples, not silence */
+	p = prober_start((char *const *)argv, 0, fds[1]);
+	start = mono_ns();
+	prober_begin_phase(p, 4, start, start + 150 * NSEC_PER_MSEC, 50, false);
+	r = read_phase(fds[0], 4);
+	assert_true(r.samples >= 1);
+	assert_int_equal(r.failed, r.samples);
+	assert_int_equal(r.samples + r.missed, 3);
+	prober_stop(p);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_outcomes),
+		cmocka_unit_test(test_job_cannot_run),
+		cmocka_unit_test(test_job_inherits_nothing),
+		cmocka_unit_test(test_drop_page_cache),
+		cmocka_unit_test(test_prober_schedule),
+		cmocka_unit_test(test_prober_overrun),
+		cmocka_unit_test(test_prober_replace_phase),
+		cmocka_unit_test(test_prober_stop_kills_job),
+		cmocka_unit_test(test_prober_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
