@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "loader.h"
 #include "options.h"
 #include "profile.h"
 
@@ -402,6 +403,35 @@ static void test_odd_bytes(void **state)
 	rmdir(dir);
 }
 
+/* With the real loaders' validate: the config it parses is kept (and freed
+ * by profile_free), and its messages join the profile's. */
+static void test_real_loaders(void **state)
+{
+	struct profile p;
+	const struct load_def *ld;
+	char *out;
+
+	assert_int_equal(load("profiles/good-cpu.conf", &p, loader_validate, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	ld = profile_load_by_name(&p, "cpu");
+	assert_non_null(ld);
+	assert_ptr_equal(ld->loader, loader_find("cpu"));
+	assert_non_null(ld->config);
+	assert_non_null(ld->options);
+	assert_int_equal(ld->stall_ms, 10000);
+	assert_int_equal(p.phases[0].cache, CACHE_COLD);
+	assert_int_equal(profile_total_ms(&p), 3 * 2 * 33000);
+	profile_free(&p);
+
+	assert_int_equal(load("profiles/bad-cpu.conf", &p, loader_validate, &out), 2);
+	/* Which words the loader uses is its own business: check the lines. */
+	if (strncmp(out, "profiles/bad-cpu.conf:5: ", 25) != 0 ||
+	    strstr(out, "\nprofiles/bad-cpu.conf:6: ") == NULL)
+		fail_msg("unexpected messages:\n%s", out);
+	free(out);
+}
+
 static void test_find(void **state)
 {
 	char dir[] = "/tmp/loadd-test-find.XXXXXX", cwd[4096], *path, *searched;
@@ -449,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_odd_bytes),
+		cmocka_unit_test(test_real_loaders),
 		cmocka_unit_test(test_find),
 	};
 
