@@ -360,7 +360,7 @@ void size_format(const struct size_spec *spec, char *buf, size_t len)
 		format_exact(spec->bytes, buf, len);
 		return;
 	case SIZE_PERCENT:
-		snprintf(buf, len, "%g%%", spec->percent);
+		snprintf(buf, len, "%.10g%%", spec->percent);
 		return;
 	case SIZE_FORMULA:
 		break;

@@ -270,6 +270,7 @@ static void test_size_format(void **state)
 		{ "3T", "3T" },
 		{ "60%", "60%" },
 		{ "12.5%", "12.5%" },
+		{ "33.3333333%", "33.3333333%" },
 		{ "ram", "ram" },
 		{ "ram+swap-64M", "ram+swap-64M" },
 		{ "64M + ram", "ram+64M" },
