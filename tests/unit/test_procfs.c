@@ -307,7 +307,9 @@ static void burn_cpu_ms(long ms)
 
 	do
 		getrusage(RUSAGE_SELF, &ru);
-	while (ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 < ms);
+	while (ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 + ru.ru_stime.tv_sec * 1000 +
+		       ru.ru_stime.tv_usec / 1000 <
+	       ms);
 }
 
 static void test_group_usage(void **state)
