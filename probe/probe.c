@@ -450,23 +450,19 @@ struct prober *prober_start(char *const argv[], int64_t timeout_ms, int notify_f
 	pthread_cond_init(&p->cond, &ca);
 	pthread_condattr_destroy(&ca);
 
+	/* Both fail only when the process is out of descriptors or threads,
+	 * right at start-up: nothing could be measured then. */
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->wake_fd < 0) {
-		log_error("cannot start the probe: eventfd: %s", strerror(errno));
-		prober_free(p);
-		return NULL;
-	}
+	if (p->wake_fd < 0)
+		fatal("cannot start the probe: eventfd");
 
 	/* Signals belong to the main loop: the thread starts with all blocked. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&p->thread, NULL, prober_main, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		log_error("cannot start the probe thread: %s", strerror(rc));
-		prober_free(p);
-		return NULL;
-	}
+	if (rc != 0)
+		fatalx("cannot start the probe thread: %s", strerror(rc));
 	return p;
 }
 

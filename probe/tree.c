@@ -402,8 +402,7 @@ static int build_tree(int wfd, const char *name, const struct tree_spec *spec, c
 	b.content = xmalloc(spec->file_size > 0 ? (size_t)spec->file_size : 1);
 	rc = build_dir(&b, tfd, 0);
 	if (rc < 0)
-		*err = xasprintf("cannot build the probe tree %s: %s: %s", path, b.rel,
-				 strerror(errno));
+		*err = xasprintf("cannot create %s/%s: %s", path, b.rel, strerror(errno));
 	else if ((rc = write_stamp(tfd, spec, fp)) < 0)
 		*err = xasprintf("cannot write %s/%s: %s", path, TREE_STAMP, strerror(errno));
 	free(b.content);
@@ -445,11 +444,11 @@ char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err)
 			goto fail;
 		}
 		if (stamp_matches(wfd, name, fp)) {
-			log_debug("reusing the probe tree %s", path);
+			log_debug("reusing the tree %s", path);
 			close(wfd);
 			return path;
 		}
-		log_info("removing the incomplete probe tree %s", path);
+		log_info("removing the incomplete tree %s", path);
 		if (remove_at(wfd, name) < 0) {
 			*err = xasprintf("cannot remove the incomplete tree %s: %s", path,
 					 strerror(errno));
@@ -461,7 +460,7 @@ char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err)
 	}
 
 	entries = tree_entries(spec);
-	log_info("building the probe tree %s (%" PRIu64 " %s)", path, entries,
+	log_info("building the tree %s (%" PRIu64 " %s)", path, entries,
 		 entries == 1 ? "entry" : "entries");
 	if (build_tree(wfd, name, spec, fp, err, path) < 0)
 		goto fail;
