@@ -9,6 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
+#include "control_socket.h"
+#include "daemonize.h"
 #include "db.h"
 #include "loader.h"
 #include "log.h"
@@ -23,14 +26,20 @@
 #include "workdir.h"
 #include "xalloc.h"
 
-/* Exit statuses: 0 a complete run, 1 a failure, 2 bad usage or profile,
- * 128 + N a run stopped by signal N. */
+/* Exit statuses: 0 a complete run or one stopped through the control API
+ * (loadctl stop: the user asked for it), 1 a failure (another loadd running
+ * included), 2 bad usage or profile, 128 + N a run stopped by signal N. */
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
 struct args {
 	const char *profile;
 	const char *db;
 	const char *workdir;
+	const char *socket;
+	const char *listen;
+	const char *pidfile;
+	const char *log;
+	bool daemon;
 	bool check;
 	bool list_loaders;
 	int verbose;
@@ -53,23 +62,39 @@ static void usage(FILE *fp)
 		"      --db PATH            database (default %s)\n"
 		"      --workdir DIR        work dir for the probe's tree and the loads' files\n"
 		"                           (default /var/tmp/loadd as root, else ~/.cache/loadd)\n"
+		"      --socket PATH        control socket (default %s)\n"
+		"      --listen ADDR:PORT   also serve GET /metrics over TCP, e.g. 127.0.0.1:9184\n"
+		"      --daemon             detach from the terminal once the run has started\n"
+		"      --pidfile PATH       write the pid there (with --daemon by default\n"
+		"                           %s)\n"
+		"      --log PATH           log there once the run has started (with --daemon by\n"
+		"                           default %s)\n"
 		"      --list-loaders       every loader with its profile keys, and exit\n"
 		"  -v, --verbose            debug messages\n"
 		"  -V, --version            print the version and exit\n"
 		"  -h, --help               this help\n",
-		LOADD_PROFILE_DIR, geteuid() == 0 ? "/var/lib/loadd/loadd.db"
-						  : "$XDG_STATE_HOME/loadd/loadd.db");
+		LOADD_PROFILE_DIR,
+		geteuid() == 0 ? "/var/lib/loadd/loadd.db" : "$XDG_STATE_HOME/loadd/loadd.db",
+		control_socket_default_text(),
+		geteuid() == 0 ? "/run/loadd/loadd.pid" : "$XDG_RUNTIME_DIR/loadd.pid",
+		geteuid() == 0 ? "/var/log/loadd.log" : "loadd.log in the work dir");
 }
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS };
+	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS, OPT_SOCKET, OPT_LISTEN, OPT_DAEMON,
+	       OPT_PIDFILE, OPT_LOG };
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "list-loaders", no_argument, NULL, OPT_LIST_LOADERS },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "daemon", no_argument, NULL, OPT_DAEMON },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "log", required_argument, NULL, OPT_LOG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -84,6 +109,11 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_DB: a->db = optarg; break;
 		case OPT_WORKDIR: a->workdir = optarg; break;
 		case OPT_LIST_LOADERS: a->list_loaders = true; break;
+		case OPT_SOCKET: a->socket = optarg; break;
+		case OPT_LISTEN: a->listen = optarg; break;
+		case OPT_DAEMON: a->daemon = true; break;
+		case OPT_PIDFILE: a->pidfile = optarg; break;
+		case OPT_LOG: a->log = optarg; break;
 		case 'v': a->verbose++; break;
 		case 'V': printf("loadd %s\n", LOADD_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
@@ -163,6 +193,18 @@ static void print_plan(const struct profile *p)
 	       "stop, a few seconds a phase)\n", p->nphases, p->run.rounds, settle, total);
 }
 
+/* What loadd removes however it exits (fatalx included): the control
+ * socket and the pid file, each only while it is still its own. */
+static struct api_listen api_socket = { .unix_fd = -1, .tcp_fd = -1 };
+static char *pidfile_path;
+
+static void remove_service_files(void)
+{
+	api_listen_close(&api_socket);
+	if (pidfile_path != NULL)
+		pidfile_remove(pidfile_path);
+}
+
 static void record_run_start(const struct profile *p, const char *fingerprint,
 			     struct run_info *ri, struct host_info *host)
 {
@@ -227,10 +269,31 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	/* Work dir first: it holds the lock that keeps a second loadd out. */
 	workdir_arg = a.workdir ? xstrdup(a.workdir) : workdir_default();
+	/* Detach first: the terminal still gets every start-up error. */
+	if (a.daemon)
+		daemon_start();
+	/* Work dir next: it holds the lock that keeps a second loadd out. */
 	int workdir_lock = workdir_open(workdir_arg, &workdir, &err);
 	if (workdir_lock < 0)
+		fatalx("%s", err);
+	/* The control socket: one that answers means another loadd runs, and
+	 * this one must refuse before it touches the database. */
+	char *socket_path = a.socket ? xstrdup(a.socket) : control_socket_default(workdir);
+	atexit(remove_service_files);
+	if (api_listen_open(&api_socket, socket_path, a.listen, &err) < 0)
+		fatalx("%s", err);
+	free(socket_path);
+	if (a.pidfile != NULL || a.daemon) {
+		pidfile_path = a.pidfile ? daemon_absolute_path(a.pidfile)
+					 : daemon_default_pidfile(workdir);
+		if (pidfile_write(pidfile_path, &err) < 0)
+			fatalx("%s", err);
+	}
+	char *log_path = a.log ? daemon_absolute_path(a.log)
+			       : a.daemon ? daemon_default_log(workdir) : NULL;
+	FILE *log_fp = NULL;
+	if (log_path != NULL && (log_fp = log_file_open(log_path, &err)) == NULL)
 		fatalx("%s", err);
 	db_path = a.db ? xstrdup(a.db) : db_default_path();
 	db = db_open(db_path, DB_READWRITE, &err);
@@ -261,10 +324,21 @@ int main(int argc, char **argv)
 	format_ms(profile_total_ms(&p), total, sizeof total);
 	log_info("run %lld: profile %s, %zu phase(s) x %ld round(s), about %s; database %s",
 		 (long long)run_id, p.name, p.nphases, p.run.rounds, total, db_path);
+	/* From here on the run goes on alone: messages go to the log file. */
+	if (a.daemon) {
+		log_info("running in the background as pid %ld; log %s; stop it with loadctl stop",
+			 (long)getpid(), log_path);
+		daemon_ready(log_fp);
+	} else if (log_fp != NULL) {
+		log_info("logging to %s", log_path);
+	}
+	if (log_fp != NULL)
+		log_set_file(log_fp);
 
 	signal(SIGPIPE, SIG_IGN);
 	struct run_options ro = {
 		.profile = &p, .db = db, .run_id = run_id, .workdir = workdir, .tree_path = tree_path,
+		.api = &api_socket,
 	};
 	enum run_result result = run_execute(&ro, &signo);
 	static const char *const result_status[] = {
@@ -281,7 +355,7 @@ int main(int argc, char **argv)
 	case RUN_ABORTED:
 		log_info("run %lld aborted; the data taken so far is kept: loadctl report %lld",
 			 (long long)run_id, (long long)run_id);
-		status = 128 + signo;
+		status = signo != 0 ? 128 + signo : 0;
 		break;
 	case RUN_FAILED:
 		log_error("run %lld failed; see the messages above", (long long)run_id);
@@ -289,6 +363,14 @@ int main(int argc, char **argv)
 	}
 
 	db_close(db);
+	/* Only now that the run's end is recorded: a client waiting for the
+	 * socket to go (loadctl stop) then finds the run ended. */
+	remove_service_files();
+	if (log_fp != NULL) {
+		log_set_file(NULL);
+		fclose(log_fp);
+	}
+	free(log_path);
 	close(db_lock_fd);
 	close(workdir_lock);
 	free(tree_path);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "log.h"
 #include "probe.h"
 #include "procfs.h"
@@ -24,6 +25,7 @@ struct run {
 	struct event_base *base;
 	struct supervisor *sv;
 	struct prober *prober;
+	struct api *api;
 	int sample_pipe[2];
 	struct sys_sampler sys;
 
@@ -121,6 +123,7 @@ static void phase_end(struct run *r, bool aborted)
 	free(why);
 	r->phase_id = 0;
 	r->probing = false;
+	api_phase_end(r->api);
 }
 
 static void phase_advance(struct run *r)
@@ -146,6 +149,7 @@ static void probe_begin(evutil_socket_t fd, short what, void *arg)
 	db_phase_probe_start(r->ro->db, r->phase_id, wall_now());
 	r->probing = true;
 	r->probe_start_ns = now;
+	api_probe_begin(r->api);
 	prober_begin_phase(r->prober, r->phase_id, now, now + ph->duration_ms * NSEC_PER_MSEC,
 			   r->profile->probe.every_ms, ph->cache == CACHE_COLD);
 }
@@ -168,6 +172,7 @@ static void phase_start(struct run *r)
 		finish(r, RUN_FAILED);
 		return;
 	}
+	api_phase_begin(r->api, r->round, r->phase_index, r->phase_id);
 	for (size_t i = 0; i < ph->nloads; i++)
 		loads[i] = profile_load_by_name(r->profile, ph->loads[i]);
 	log_debug("round %ld phase %s: starting %zu load(s), settle %lld ms", r->round, ph->name,
@@ -199,6 +204,7 @@ static void on_sample(evutil_socket_t fd, short what, void *arg)
 			finish(r, RUN_FAILED);
 			return;
 		}
+		api_sample(r->api, &s);
 		if (s.failed) {
 			r->nfailed++;
 			continue;
@@ -224,6 +230,7 @@ static void on_sys_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	s.phase_id = r->phase_id;
 	db_sys_sample_insert(r->ro->db, r->ro->run_id, &s);
+	api_sys_sample(r->api, &s);
 }
 
 static void on_stop_signal(evutil_socket_t signo, short what, void *arg)
@@ -232,6 +239,15 @@ static void on_stop_signal(evutil_socket_t signo, short what, void *arg)
 
 	log_info("%s: stopping the run", strsignal(signo));
 	r->signo = signo;
+	finish(r, RUN_ABORTED);
+}
+
+/* POST /v1/stop, once its reply is sent: the run ends as aborted, with no
+ * signal to report (loadd exits 0). */
+static void on_api_stop(void *arg)
+{
+	struct run *r = arg;
+
 	finish(r, RUN_ABORTED);
 }
 
@@ -275,6 +291,12 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 	fcntl(r.sample_pipe[1], F_SETFL, 0);
 
 	r.sv = supervisor_new(r.base, ro->db, ro->run_id, ro->workdir);
+	if (ro->api != NULL)
+		r.api = api_new(&(struct api_config){
+			.base = r.base, .listen = ro->api, .db = ro->db, .profile = ro->profile,
+			.run_id = ro->run_id, .started_at = wall_now(), .sv = r.sv,
+			.stop = on_api_stop, .stop_arg = &r,
+		});
 	argv = job_argv(&ro->profile->probe, ro->tree_path);
 	r.prober = prober_start(argv, ro->profile->probe.timeout_ms, r.sample_pipe[1]);
 	argv_free(argv);
@@ -304,6 +326,7 @@ out:
 	if (r.phase_id != 0)
 		phase_end(&r, true);
 	supervisor_stop_all(r.sv);
+	api_free(r.api);
 	supervisor_free(r.sv);
 	event_free(r.settle_timer);
 	event_free(r.sys_timer);

@@ -8,12 +8,15 @@
 #include "db.h"
 #include "profile.h"
 
+struct api_listen;
+
 struct run_options {
 	const struct profile *profile;
 	struct db *db;
 	int64_t run_id;
 	const char *workdir;
 	const char *tree_path;  /* replaces {tree} in the job */
+	const struct api_listen *api;  /* the control API's sockets; NULL: no API */
 };
 
 enum run_result {

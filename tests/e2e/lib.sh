@@ -9,6 +9,7 @@ set -euo pipefail
 T=$(mktemp -d "${TMPDIR:-/tmp}/loadd-e2e.XXXXXX")
 DB="$T/loadd.db"
 WORK="$T/work"
+SOCK="$T/loadd.sock"
 STARTED_PIDS=()
 
 cleanup() {
@@ -36,14 +37,14 @@ profile() {
 	echo "$T/$1.conf"
 }
 
-# Runs loadd in the foreground with the test's database and work dir.
+# Runs loadd in the foreground with the test's database, work dir and socket.
 run_loadd() {
-	"$LOADD" --db "$DB" --workdir "$WORK" "$@"
+	"$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" "$@"
 }
 
 # Starts loadd in the background; its PID is in LOADD_PID, its stderr in $T/loadd.err.
 start_loadd() {
-	"$LOADD" --db "$DB" --workdir "$WORK" "$@" 2>"$T/loadd.err" &
+	"$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" "$@" 2>"$T/loadd.err" &
 	LOADD_PID=$!
 	STARTED_PIDS+=("$LOADD_PID")
 }

@@ -1,0 +1,43 @@
+#include "control_socket.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+/* The daemon's default work dir (workdir_default() in the daemon): a client
+ * uses it when XDG_RUNTIME_DIR is unset. */
+static char *default_workdir(void)
+{
+	const char *cache = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (geteuid() == 0)
+		return xstrdup("/var/tmp/loadd");
+	if (cache != NULL && cache[0] == '/')
+		return xasprintf("%s/loadd", cache);
+	return xasprintf("%s/.cache/loadd", home != NULL ? home : "/tmp");
+}
+
+char *control_socket_default(const char *workdir)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char *dir, *path;
+
+	if (geteuid() == 0)
+		return xstrdup(CONTROL_SOCKET_ROOT_DIR "/" CONTROL_SOCKET_NAME);
+	if (runtime != NULL && runtime[0] == '/')
+		return xasprintf("%s/%s", runtime, CONTROL_SOCKET_NAME);
+	if (workdir != NULL)
+		return xasprintf("%s/%s", workdir, CONTROL_SOCKET_NAME);
+	dir = default_workdir();
+	path = xasprintf("%s/%s", dir, CONTROL_SOCKET_NAME);
+	free(dir);
+	return path;
+}
+
+const char *control_socket_default_text(void)
+{
+	return geteuid() == 0 ? CONTROL_SOCKET_ROOT_DIR "/" CONTROL_SOCKET_NAME
+			      : "$XDG_RUNTIME_DIR/" CONTROL_SOCKET_NAME ", else in the work dir";
+}

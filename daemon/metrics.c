@@ -1,0 +1,215 @@
+/* GET /metrics: the Prometheus text exposition format, version 0.0.4. Every
+ * family has HELP and TYPE lines; counters end in _total; label values are
+ * escaped; a figure the machine does not have (PSI on old kernels) is left
+ * out rather than sent as NaN. */
+#include "api_view.h"
+
+#include <math.h>
+
+#include "csv.h"
+
+void metrics_write_label_value(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s != NULL && *s != '\0'; s++) {
+		if (*s == '\\')
+			fputs("\\\\", fp);
+		else if (*s == '"')
+			fputs("\\\"", fp);
+		else if (*s == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+void metrics_write_value(FILE *fp, double x)
+{
+	char buf[40];
+
+	if (isnan(x))
+		fputs("NaN", fp);
+	else if (isinf(x))
+		fputs(x > 0 ? "+Inf" : "-Inf", fp);
+	else {
+		csv_format_double(buf, sizeof buf, x);
+		fputs(buf, fp);
+	}
+}
+
+static void family(FILE *fp, const char *name, const char *type, const char *help)
+{
+	fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One sample line; labels are name/value pairs ending with NULL. */
+static void series(FILE *fp, const char *name, const char *const *labels, double value)
+{
+	fputs(name, fp);
+	if (labels != NULL && labels[0] != NULL) {
+		fputc('{', fp);
+		for (size_t i = 0; labels[i] != NULL; i += 2) {
+			fprintf(fp, "%s%s=", i ? "," : "", labels[i]);
+			metrics_write_label_value(fp, labels[i + 1]);
+		}
+		fputc('}', fp);
+	}
+	fputc(' ', fp);
+	metrics_write_value(fp, value);
+	fputc('\n', fp);
+}
+
+static void write_run(FILE *fp, const struct api_view *v)
+{
+	const struct profile *p = v->profile;
+	char run_id[24], round[24];
+
+	snprintf(run_id, sizeof run_id, "%lld", (long long)v->run_id);
+	family(fp, "loadd_run_info", "gauge", "The run loadd is doing (always 1).");
+	series(fp, "loadd_run_info",
+	       (const char *[]){ "run_id", run_id, "profile", p->name, "version", LOADD_VERSION,
+				 NULL },
+	       1);
+	family(fp, "loadd_run_elapsed_seconds", "gauge", "Time since the run began.");
+	series(fp, "loadd_run_elapsed_seconds", NULL, v->elapsed_s);
+	family(fp, "loadd_run_planned_seconds", "gauge",
+	       "Time the profile's plan takes: rounds x (settle + duration) of every phase.");
+	series(fp, "loadd_run_planned_seconds", NULL, profile_total_ms(p) / 1000.0);
+
+	family(fp, "loadd_phase_info", "gauge",
+	       "The phase running now and its round (always 1; absent between phases).");
+	if (v->state != PHASE_NONE && v->phase_index < p->nphases) {
+		snprintf(round, sizeof round, "%ld", v->round);
+		series(fp, "loadd_phase_info",
+		       (const char *[]){ "phase", p->phases[v->phase_index].name, "round", round,
+					 NULL },
+		       1);
+	}
+	family(fp, "loadd_phase_probing", "gauge",
+	       "1 while the probe is timing its job, 0 while loads settle or between phases.");
+	series(fp, "loadd_phase_probing", NULL, v->state == PHASE_PROBING);
+}
+
+static void write_probe(FILE *fp, const struct api_view *v)
+{
+	const char *name = "loadd_probe_response_seconds";
+
+	family(fp, name, "histogram",
+	       "Wall time of each successful probe job, per phase, over the run.");
+	for (size_t h = 0; h < v->nhists; h++) {
+		const struct probe_hist *ph = &v->hists[h];
+		uint64_t cumulative = 0;
+		char le[40];
+
+		for (size_t b = 0; b < PROBE_BUCKETS; b++) {
+			cumulative += ph->bucket[b];
+			csv_format_double(le, sizeof le, probe_bucket_bounds[b]);
+			series(fp, "loadd_probe_response_seconds_bucket",
+			       (const char *[]){ "phase", ph->phase, "le", le, NULL },
+			       (double)cumulative);
+		}
+		series(fp, "loadd_probe_response_seconds_bucket",
+		       (const char *[]){ "phase", ph->phase, "le", "+Inf", NULL }, (double)ph->count);
+		series(fp, "loadd_probe_response_seconds_sum",
+		       (const char *[]){ "phase", ph->phase, NULL }, ph->sum_s);
+		series(fp, "loadd_probe_response_seconds_count",
+		       (const char *[]){ "phase", ph->phase, NULL }, (double)ph->count);
+	}
+	family(fp, "loadd_probe_failures_total", "counter",
+	       "Probe jobs that failed (non-zero exit, killed, timed out, not started).");
+	for (size_t h = 0; h < v->nhists; h++)
+		series(fp, "loadd_probe_failures_total",
+		       (const char *[]){ "phase", v->hists[h].phase, NULL },
+		       (double)v->hists[h].failed);
+	family(fp, "loadd_probe_missed_slots_total", "counter",
+	       "Probe slots skipped because the job before was still running.");
+	for (size_t h = 0; h < v->nhists; h++)
+		series(fp, "loadd_probe_missed_slots_total",
+		       (const char *[]){ "phase", v->hists[h].phase, NULL },
+		       (double)v->hists[h].missed);
+}
+
+/* The loader counters, one family per figure, a series per running load. */
+static void write_loads(FILE *fp, const struct api_view *v)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} figures[] = {
+		{ "loadd_load_cycles_total", "counter", "Whole load cycles, over the run." },
+		{ "loadd_load_bytes_total", "counter", "Bytes a load moved, over the run." },
+		{ "loadd_load_ops_total", "counter", "A load's own operations (token passes, "
+						      "transfers), over the run." },
+		{ "loadd_load_errors_total", "counter",
+		  "Failed operations that did not stop a load." },
+		{ "loadd_load_restarts_total", "counter", "Times loadd restarted a load." },
+		{ "loadd_load_cpu_seconds_total", "counter",
+		  "CPU time of a load's live processes and their reaped children." },
+		{ "loadd_load_processes", "gauge", "Processes alive in a load's process group." },
+		{ "loadd_load_stalled", "gauge", "1 when a load made no progress for its stall time." },
+	};
+
+	for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++) {
+		family(fp, figures[f].name, figures[f].type, figures[f].help);
+		for (size_t i = 0; i < v->nloads; i++) {
+			const struct load_status *st = &v->loads[i].st;
+			const double values[] = {
+				(double)st->cycles, (double)st->bytes,   (double)st->ops,
+				(double)st->errors, (double)st->restarts, st->cpu_ms / 1000.0,
+				(double)st->procs,  (double)st->stalled,
+			};
+			series(fp, figures[f].name,
+			       (const char *[]){ "load", st->name, "type", st->type, NULL },
+			       values[f]);
+		}
+	}
+}
+
+static void write_pressure(FILE *fp, const char *resource, const char *kind, double pct)
+{
+	if (isfinite(pct))
+		series(fp, "loadd_pressure_stalled_ratio",
+		       (const char *[]){ "resource", resource, "kind", kind, NULL }, pct / 100.0);
+}
+
+static void write_system(FILE *fp, const struct api_view *v)
+{
+	const struct sys_sample *s = &v->sys;
+
+	family(fp, "loadd_pressure_stalled_ratio", "gauge",
+	       "Share of the last second in which some (or all) tasks stalled on a resource "
+	       "(PSI).");
+	if (v->has_sys) {
+		write_pressure(fp, "cpu", "some", s->psi_cpu_some);
+		write_pressure(fp, "cpu", "full", s->psi_cpu_full);
+		write_pressure(fp, "memory", "some", s->psi_mem_some);
+		write_pressure(fp, "memory", "full", s->psi_mem_full);
+		write_pressure(fp, "io", "some", s->psi_io_some);
+		write_pressure(fp, "io", "full", s->psi_io_full);
+	}
+	family(fp, "loadd_cpu_busy_ratio", "gauge",
+	       "Share of all CPUs' time busy over the last second.");
+	if (v->has_sys && isfinite(s->cpu_busy_pct))
+		series(fp, "loadd_cpu_busy_ratio", NULL, s->cpu_busy_pct / 100.0);
+	family(fp, "loadd_context_switches_per_second", "gauge",
+	       "Context switches per second, all CPUs, over the last second.");
+	if (v->has_sys && isfinite(s->ctxt_per_s))
+		series(fp, "loadd_context_switches_per_second", NULL, s->ctxt_per_s);
+	family(fp, "loadd_system_load1", "gauge", "The 1-minute load average.");
+	if (v->has_sys && isfinite(s->load1))
+		series(fp, "loadd_system_load1", NULL, s->load1);
+	family(fp, "loadd_memory_available_bytes", "gauge", "MemAvailable from /proc/meminfo.");
+	if (v->has_sys)
+		series(fp, "loadd_memory_available_bytes", NULL, (double)s->mem_available);
+	family(fp, "loadd_swap_used_bytes", "gauge", "Swap in use.");
+	if (v->has_sys)
+		series(fp, "loadd_swap_used_bytes", NULL, (double)s->swap_used);
+}
+
+void metrics_write(FILE *fp, const struct api_view *v)
+{
+	write_run(fp, v);
+	write_probe(fp, v);
+	write_loads(fp, v);
+	write_system(fp, v);
+}
