@@ -1,0 +1,286 @@
+/* The tree loader: tar a directory tree into an archive in the load's
+ * scratch dir, extract the archive into a scratch dir beside it, remove both,
+ * again. A cycle is one tar plus one untar; bytes are the archive's size.
+ * The tree is by default one of its own, generated from `tree` like the
+ * probe's tree but in a directory of its own (tarring the probe's tree would
+ * keep it in the page cache and hide what a cold-cache phase measures); it
+ * is built once and reused across phases and runs. Or `source = DIR`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "loader_exec.h"
+#include "parse.h"
+#include "timeutil.h"
+#include "tree.h"
+#include "xalloc.h"
+
+/* Below the work dir, beside the probe's tree-<fingerprint>. */
+#define TREE_LOAD_DIR "tar-trees"
+
+struct tree_config {
+	struct tree_spec tree;
+	char *source;
+};
+
+static const struct option_def tree_options[] = {
+	{ .key = "tree", .type = OPT_CUSTOM, .offset = offsetof(struct tree_config, tree),
+	  .def = "depth=3 fanout=6 files=8 size=4K", .parse = tree_spec_parse,
+	  .help = "the tree to tar, generated in the work dir as the probe's tree is (keys depth, "
+		  "fanout, files, size), kept apart from the probe's and reused" },
+	{ .key = "source", .type = OPT_STRING, .offset = offsetof(struct tree_config, source),
+	  .help = "tar this existing directory (an absolute path) instead of a generated tree" },
+	{ .key = NULL },
+};
+
+static int key_line(const struct load_def *def, const char *key)
+{
+	for (size_t i = 0; i < def->nkv; i++) {
+		if (strcmp(def->kvs[i].key, key) == 0)
+			return def->kvs[i].line;
+	}
+	return def->line;
+}
+
+static int tree_check(const void *config, const struct load_def *def, const char *file,
+		      FILE *errs)
+{
+	const struct tree_config *cfg = config;
+	int problems = 0;
+	struct stat st;
+	char *tar;
+
+	if (cfg->source != NULL && cfg->source[0] != '/') {
+		fprintf(errs, "%s:%d: source: give the directory as an absolute path, not '%s'\n",
+			file, key_line(def, "source"), cfg->source);
+		problems++;
+	}
+	/* The start-up check of the built-in defaults has no profile line: the
+	 * machine is only looked at for a real [load] section. */
+	if (def->line <= 0)
+		return problems;
+	tar = program_find("tar");
+	if (tar == NULL) {
+		fprintf(errs, "%s:%d: load '%s' needs the tar program (package tar)\n", file,
+			def->line, def->name);
+		problems++;
+	}
+	free(tar);
+	if (cfg->source != NULL && cfg->source[0] == '/') {
+		if (stat(cfg->source, &st) < 0) {
+			fprintf(errs, "%s:%d: source: %s: %s\n", file, key_line(def, "source"),
+				cfg->source, strerror(errno));
+			problems++;
+		} else if (!S_ISDIR(st.st_mode)) {
+			fprintf(errs, "%s:%d: source: %s is not a directory\n", file,
+				key_line(def, "source"), cfg->source);
+			problems++;
+		} else if (access(cfg->source, R_OK | X_OK) < 0) {
+			fprintf(errs, "%s:%d: source: cannot read %s: %s\n", file,
+				key_line(def, "source"), cfg->source, strerror(errno));
+			problems++;
+		}
+	}
+	return problems;
+}
+
+static void tree_describe(const void *config, char *buf, size_t len)
+{
+	const struct tree_config *cfg = config;
+	const struct tree_spec *t = &cfg->tree;
+	char size[32];
+
+	if (cfg->source != NULL) {
+		snprintf(buf, len, "tar and untar %s, again and again", cfg->source);
+		return;
+	}
+	format_bytes((uint64_t)t->file_size, size, sizeof size);
+	snprintf(buf, len, "tar and untar a tree of %llu entries (depth=%ld fanout=%ld files=%ld, "
+		 "%s files), again and again", (unsigned long long)tree_entries(t), t->depth,
+		 t->fanout, t->files, size);
+}
+
+/* The parent of the load's scratch dir is the work dir. */
+static char *workdir_of(const char *scratch)
+{
+	char *copy = xstrdup(scratch), *dir = xstrdup(dirname(copy));
+
+	free(copy);
+	return dir;
+}
+
+/* Builds (or finds) the load's own tree. Two tree loads of one spec in one
+ * phase would build it at once: a lock makes the second wait and reuse it. */
+static char *own_tree(const struct loader_ctx *ctx, const struct tree_spec *spec)
+{
+	char *workdir = workdir_of(ctx->dir);
+	char *base = xasprintf("%s/%s", workdir, TREE_LOAD_DIR);
+	char *lock_path = xasprintf("%s/.lock", base);
+	char *path = NULL, *err = NULL;
+	int lock = -1;
+	int64_t t0;
+
+	if (mkdir(base, 0755) < 0 && errno != EEXIST) {
+		loader_event(ctx, "error", "cannot create %s: %s", base, strerror(errno));
+		goto out;
+	}
+	lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (lock < 0) {
+		loader_event(ctx, "error", "cannot open %s: %s", lock_path, strerror(errno));
+		goto out;
+	}
+	while (flock(lock, LOCK_EX) < 0) {
+		if (errno != EINTR || loader_stopping())
+			goto out;
+	}
+	t0 = mono_ns();
+	path = tree_ensure(base, spec, &err);
+	if (path == NULL) {
+		loader_event(ctx, "error", "%s", err);
+		free(err);
+	} else {
+		loader_event(ctx, "info", "tree %s: %llu entries, ready in %.1f s", path,
+			     (unsigned long long)tree_entries(spec), (mono_ns() - t0) / 1e9);
+	}
+out:
+	if (lock >= 0)
+		close(lock);
+	free(lock_path);
+	free(base);
+	free(workdir);
+	return path;
+}
+
+/* True when path is dir or lies below it (both resolved). */
+static bool inside(const char *path, const char *dir)
+{
+	char *rpath = realpath(path, NULL), *rdir = realpath(dir, NULL);
+	bool in = false;
+
+	if (rpath != NULL && rdir != NULL) {
+		size_t n = strlen(rdir);
+
+		in = strncmp(rpath, rdir, n) == 0 &&
+		     (rpath[n] == '/' || rpath[n] == '\0' || strcmp(rdir, "/") == 0);
+	}
+	free(rpath);
+	free(rdir);
+	return in;
+}
+
+/* Runs tar once; 0 when it did its job, else -1 (stopped, or failed with an
+ * event). Exit status 1 of tar -c ("file changed as we read it", a live
+ * source) still made an archive: counted as an error, not as a failure. */
+static int run_tar(const struct loader_ctx *ctx, char *const argv[], bool creating)
+{
+	struct exec_child child;
+	char *err = NULL, how[64];
+	int status;
+
+	if (exec_start(argv, &child, &err) < 0) {
+		loader_event(ctx, "error", "%s", err);
+		free(err);
+		return -1;
+	}
+	status = exec_finish(&child, NULL, NULL);
+	if (status < 0)
+		return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (creating && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+		loader_error(ctx->shm);
+		return 0;
+	}
+	exec_status_text(status, how, sizeof how);
+	loader_error(ctx->shm);
+	loader_event(ctx, "error", "tar -%s ended with %s%s%s", creating ? "c" : "x", how,
+		     child.last_line[0] ? ": " : "", child.last_line);
+	return -1;
+}
+
+static int tree_run(const struct loader_ctx *ctx)
+{
+	const struct tree_config *cfg = ctx->config;
+	char *tar, *source, *archive, *extract;
+	struct stat st;
+	int rc = 1;
+
+	tar = program_find("tar");
+	if (tar == NULL) {
+		loader_event(ctx, "error", "tar is not on PATH any more");
+		return 1;
+	}
+	source = cfg->source != NULL ? xstrdup(cfg->source) : own_tree(ctx, &cfg->tree);
+	if (source == NULL) {
+		free(tar);
+		return loader_stopping() ? 0 : 1;
+	}
+	if (inside(ctx->dir, source)) {
+		loader_event(ctx, "error", "source %s holds the work dir: tar would archive its "
+			     "own archive", source);
+		free(source);
+		free(tar);
+		return 1;
+	}
+	archive = xasprintf("%s/tree.tar", ctx->dir);
+	extract = xasprintf("%s/extract", ctx->dir);
+	char *const create_argv[] = { tar, "-cf", archive, "-C", source, ".", NULL };
+	char *const extract_argv[] = { tar, "-xf", archive, "-C", extract, NULL };
+
+	while (!loader_stopping()) {
+		uint64_t size;
+
+		if (run_tar(ctx, create_argv, true) < 0)
+			break;
+		if (stat(archive, &st) < 0) {
+			loader_event(ctx, "error", "tar made no archive %s: %s", archive,
+				     strerror(errno));
+			break;
+		}
+		/* Counted now: a big tree shows progress between its two tars. */
+		size = (uint64_t)st.st_size;
+		loader_progress(ctx->shm, 0, size, 0);
+		if (mkdir(extract, 0755) < 0) {
+			loader_event(ctx, "error", "cannot create %s: %s", extract, strerror(errno));
+			break;
+		}
+		if (run_tar(ctx, extract_argv, false) < 0)
+			break;
+		if (remove_tree(extract) < 0 || unlink(archive) < 0) {
+			loader_event(ctx, "error", "cannot remove the copy of the tree in %s: %s",
+				     ctx->dir, strerror(errno));
+			break;
+		}
+		loader_progress(ctx->shm, 1, 0, 0);
+	}
+	if (loader_stopping())
+		rc = 0;
+	remove_tree(extract);
+	unlink(archive);
+	free(extract);
+	free(archive);
+	free(source);
+	free(tar);
+	return rc;
+}
+
+const struct loader_ops loader_tree_ops = {
+	.version = LOADER_OPS_VERSION,
+	.name = "tree",
+	.summary = "tar a directory tree into the work dir, untar it beside, remove both, again",
+	.options = tree_options,
+	.config_size = sizeof(struct tree_config),
+	.cycle_unit = "tar cycles",
+	.ops_unit = NULL,
+	.reports_bytes = true,
+	.check = tree_check,
+	.run = tree_run,
+	.describe = tree_describe,
+};
