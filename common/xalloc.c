@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "xalloc.h"
 
 #include <stdarg.h>
