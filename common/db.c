@@ -163,6 +163,9 @@ enum stmt_id {
 	STMT_EVENTS_LIST,
 	STMT_FOREACH_RUN,
 	STMT_FOREACH_ALL,
+	STMT_LOADER_LATEST,
+	STMT_SYS_LATEST,
+	STMT_DATA_VERSION,
 	STMT_COUNT
 };
 
@@ -232,6 +235,19 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_FOREACH_ALL] = "SELECT p.run_id, " PHASE_COLUMNS ", " SAMPLE_COLUMNS
 			     " FROM phases p JOIN samples s ON s.phase_id = p.id"
 			     " ORDER BY p.run_id, p.id, s.seq",
+	/* Live views: the newest rows only, through the (phase_id, t) and
+	 * (run_id, t) indexes. */
+	[STMT_LOADER_LATEST] =
+		"SELECT phase_id, load, t, cycles, bytes, ops, errors, cpu_ms, procs, restarts,"
+		" running, stalled FROM (SELECT *, row_number() OVER"
+		" (PARTITION BY load ORDER BY t DESC, id DESC) AS newest"
+		" FROM loader_stats WHERE phase_id = ?1)"
+		" WHERE newest <= ?2 ORDER BY load, t DESC, id DESC",
+	[STMT_SYS_LATEST] =
+		"SELECT phase_id, t, cpu_busy_pct, ctxt_per_s, load1, mem_available, swap_used,"
+		" psi_cpu_some, psi_cpu_full, psi_mem_some, psi_mem_full, psi_io_some,"
+		" psi_io_full FROM system_stats WHERE run_id = ?1 ORDER BY t DESC, id DESC LIMIT 1",
+	[STMT_DATA_VERSION] = "PRAGMA data_version",
 };
 
 struct db {
@@ -1092,4 +1108,84 @@ int db_samples_foreach(struct db *db, int64_t run_id, db_sample_cb cb, void *arg
 	if (rc < 0)
 		return -1;
 	return ret;
+}
+
+/* ---- live views (loadtop) ---- */
+
+static void read_loader_sample(sqlite3_stmt *st, struct loader_sample *l)
+{
+	l->phase_id = sqlite3_column_int64(st, 0);
+	l->load = col_str(st, 1);
+	l->t = col_real(st, 2, 0);
+	l->cycles = (uint64_t)sqlite3_column_int64(st, 3);
+	l->bytes = (uint64_t)sqlite3_column_int64(st, 4);
+	l->ops = (uint64_t)sqlite3_column_int64(st, 5);
+	l->errors = (uint64_t)sqlite3_column_int64(st, 6);
+	l->cpu_ms = col_real(st, 7, NAN);
+	l->procs = sqlite3_column_int(st, 8);
+	l->restarts = sqlite3_column_int(st, 9);
+	l->running = sqlite3_column_int(st, 10) != 0;
+	l->stalled = sqlite3_column_int(st, 11) != 0;
+}
+
+int db_loader_samples_latest(struct db *db, int64_t phase_id, int per_load,
+			     struct loader_sample **out, size_t *n)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_LOADER_LATEST);
+	struct loader_sample *rows = NULL;
+	size_t count = 0, cap = 0;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, phase_id);
+	sqlite3_bind_int(st, 2, per_load);
+	while ((rc = step_row(db, st, "reading the latest loader counters", DB_HERE)) > 0) {
+		rows = grow(rows, count, &cap, sizeof *rows);
+		read_loader_sample(st, &rows[count++]);
+	}
+	if (rc < 0) {
+		db_loader_samples_free(rows, count);
+		rows = NULL;
+		count = 0;
+	}
+	*out = rows;
+	*n = count;
+	return rc < 0 ? -1 : 0;
+}
+
+int db_sys_sample_latest(struct db *db, int64_t run_id, struct sys_sample *out)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_SYS_LATEST);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = step_row(db, st, "reading the latest system figures", DB_HERE);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	out->phase_id = sqlite3_column_int64(st, 0);
+	out->t = col_real(st, 1, 0);
+	out->cpu_busy_pct = col_real(st, 2, NAN);
+	out->ctxt_per_s = col_real(st, 3, NAN);
+	out->load1 = col_real(st, 4, NAN);
+	out->mem_available = (uint64_t)sqlite3_column_int64(st, 5);
+	out->swap_used = (uint64_t)sqlite3_column_int64(st, 6);
+	out->psi_cpu_some = col_real(st, 7, NAN);
+	out->psi_cpu_full = col_real(st, 8, NAN);
+	out->psi_mem_some = col_real(st, 9, NAN);
+	out->psi_mem_full = col_real(st, 10, NAN);
+	out->psi_io_some = col_real(st, 11, NAN);
+	out->psi_io_full = col_real(st, 12, NAN);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int64_t db_data_version(struct db *db)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_DATA_VERSION);
+	int64_t v;
+
+	if (step_row(db, st, "reading the data version", DB_HERE) <= 0)
+		return -1;
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
 }

@@ -115,6 +115,16 @@ int db_sys_samples_list(struct db *db, int64_t phase_id, struct sys_sample **out
 int db_events_list(struct db *db, int64_t run_id, int limit, struct event **out, size_t *n);
 void db_events_free(struct event *rows, size_t n);
 
+/* For live views. The newest per_load rows of each load of a phase, by load
+ * name, newest first within a load; free with db_loader_samples_free. */
+int db_loader_samples_latest(struct db *db, int64_t phase_id, int per_load,
+			     struct loader_sample **out, size_t *n);
+/* The newest system figures of a run: 0 found, 1 none yet, -1 error. */
+int db_sys_sample_latest(struct db *db, int64_t run_id, struct sys_sample *out);
+/* Changes whenever another connection commits (PRAGMA data_version), so a
+ * reader can skip reading an unchanged database. -1 on error. */
+int64_t db_data_version(struct db *db);
+
 /* Every sample of a run (run_id 0: of every run) in order, with its phase. */
 typedef int (*db_sample_cb)(void *arg, int64_t run_id, const struct phase_row *phase,
 			    const struct sample *s);

@@ -1,0 +1,52 @@
+/* Number formats and the sparkline the panels share. */
+#include <math.h>
+#include <stdio.h>
+
+#include "view.h"
+
+void fmt_ms(char *buf, size_t len, double ms)
+{
+	if (isnan(ms))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f ms", ms);
+}
+
+void fmt_num(char *buf, size_t len, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+}
+
+void sparkline(struct text *t, const struct snapshot *s, int cols)
+{
+	static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					       "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char ascii[8] = { '_', '.', ',', '-', '=', '+', '*', '#' };
+	size_t first = s->nrecent > (size_t)cols ? s->nrecent - (size_t)cols : 0;
+	double max = 0;
+
+	for (size_t i = first; i < s->nrecent; i++)
+		if (!s->recent_failed[i] && s->recent[i] > max)
+			max = s->recent[i];
+	for (size_t i = first; i < s->nrecent; i++) {
+		if (s->recent_failed[i] || isnan(s->recent[i])) {
+			text_add(t, TC_BAD, "!");
+			continue;
+		}
+		/* Heights are proportional to the time: zero is the floor. */
+		int level = max > 0 ? (int)ceil(s->recent[i] / max * 8) - 1 : 0;
+		if (level < 0)
+			level = 0;
+		if (level > 7)
+			level = 7;
+		if (view_utf8) {
+			text_add(t, TC_SPARK, blocks[level]);
+		} else {
+			char c[2] = { ascii[level], '\0' };
+			text_add(t, TC_SPARK, c);
+		}
+	}
+}
