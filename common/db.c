@@ -496,6 +496,14 @@ static int set_pragmas(struct db *db, char **err)
 		return -1;
 	if (exec_sql(db, "PRAGMA synchronous = NORMAL", err) < 0)
 		return -1;
+	/* Keep the -wal and -shm files when loadd exits: without them a user
+	 * who may read the database but not write its directory (loadctl on
+	 * root's /var/lib/loadd) could not open it at all. The limit keeps
+	 * the kept WAL small. */
+	int persist = 1;
+	sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+	if (exec_sql(db, "PRAGMA journal_size_limit = 4194304", err) < 0)
+		return -1;
 	return 0;
 }
 

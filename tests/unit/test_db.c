@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -595,6 +596,41 @@ static void test_survives_sigkill(void **state)
 	db_close(db);
 }
 
+/* A user who may read the database but not write its directory (loadctl
+ * on root's /var/lib/loadd) can still open it once loadd has closed it. */
+static void test_readonly_other_user(void **state)
+{
+	struct fixture *f = *state;
+	struct db *db;
+	int64_t phases[2], run;
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0)
+		skip(); /* needs root to become another user */
+	db = open_ok(f->path, DB_READWRITE);
+	run = write_run(db, phases);
+	db_close(db);
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *err = NULL;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		db = db_open(f->path, DB_READONLY, &err);
+		if (db == NULL) {
+			fprintf(stderr, "%s\n", err);
+			_exit(4);
+		}
+		_exit(db_latest_run(db) == run ? 0 : 5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_default_path(void **state)
 {
 	char *p;
@@ -626,6 +662,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_crashed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_survives_sigkill, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_other_user, setup, teardown),
 		cmocka_unit_test(test_default_path),
 	};
 

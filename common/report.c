@@ -1,0 +1,766 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "log.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+/* loadd snapshots every load just before it stamps a window's start, so a
+ * window's first row may be a few milliseconds early. Rows are a second
+ * apart: this slack can only ever take that snapshot. */
+#define WINDOW_SLACK_S 0.25
+
+/* ---- building ---- */
+
+static void str_append(char **s, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void str_append(char **s, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+	char *add, *joined;
+
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		fatalx("out of memory formatting a string");
+	va_end(ap);
+	if (*s == NULL || **s == '\0') {
+		free(*s);
+		*s = add;
+		return;
+	}
+	joined = xasprintf("%s%s%s", *s, sep, add);
+	free(*s);
+	free(add);
+	*s = joined;
+}
+
+/* Growing array of doubles. */
+struct dvec {
+	double *v;
+	size_t n, cap;
+};
+
+static void dvec_push(struct dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->v = xreallocarray(d->v, d->cap, sizeof *d->v);
+	}
+	d->v[d->n++] = x;
+}
+
+/* Mean of the finite values, NaN when there are none. */
+struct mean {
+	double sum;
+	size_t n;
+};
+
+static void mean_add(struct mean *m, double x)
+{
+	if (isfinite(x)) {
+		m->sum += x;
+		m->n++;
+	}
+}
+
+static double mean_get(const struct mean *m)
+{
+	return m->n ? m->sum / (double)m->n : NAN;
+}
+
+static uint64_t counter_delta(uint64_t first, uint64_t last)
+{
+	return last > first ? last - first : 0;
+}
+
+/* What building one phase name needs besides the result. */
+struct phase_acc {
+	struct dvec walls;
+	struct mean cpu_pct;
+	struct mean load_cycles;
+	struct mean lcpu_pct;
+	struct mean psi_cpu, psi_mem, psi_io;
+};
+
+static struct report_load *find_load(struct report_phase *p, const char *name, bool add)
+{
+	size_t i;
+
+	for (i = 0; i < p->nload; i++)
+		if (strcmp(p->load[i].name, name) == 0)
+			return &p->load[i];
+	if (!add)
+		return NULL;
+	p->load = xreallocarray(p->load, p->nload + 1, sizeof *p->load);
+	memset(&p->load[p->nload], 0, sizeof *p->load);
+	p->load[p->nload].name = xstrdup(name);
+	return &p->load[p->nload++];
+}
+
+/* The loads' counters over one round's probe window. */
+static int add_load_window(struct db *db, const struct phase_row *ph, struct report_phase *p,
+			   struct phase_acc *acc)
+{
+	struct loader_sample *rows;
+	size_t n, i, j;
+	double end = ph->ended_at > 0 ? ph->ended_at + WINDOW_SLACK_S : INFINITY;
+	double start = ph->probe_start - WINDOW_SLACK_S;
+	double round_cycles = 0, round_lcpu = 0;
+	bool any = false;
+
+	if (ph->probe_start <= 0 || p->nload == 0)
+		return 0;
+	if (db_loader_samples_list(db, ph->id, &rows, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct loader_sample *first = NULL, *last = NULL;
+		struct report_load *l;
+		double span;
+
+		/* Each load once, at its first row. */
+		for (j = 0; j < i; j++)
+			if (strcmp(rows[j].load, rows[i].load) == 0)
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < n; j++) {
+			if (strcmp(rows[j].load, rows[i].load) != 0)
+				continue;
+			if (first == NULL && rows[j].t >= start && rows[j].t <= end)
+				first = &rows[j];
+			if (rows[j].t <= end)
+				last = &rows[j];
+		}
+		if (first == NULL || last == NULL || last->t <= first->t)
+			continue;
+		span = last->t - first->t;
+		l = find_load(p, rows[i].load, true);
+		l->windows++;
+		l->seconds += span;
+		l->cycles += counter_delta(first->cycles, last->cycles);
+		l->bytes += counter_delta(first->bytes, last->bytes);
+		l->ops += counter_delta(first->ops, last->ops);
+		l->errors += counter_delta(first->errors, last->errors);
+		if (last->restarts > first->restarts)
+			l->restarts += last->restarts - first->restarts;
+		/* Counters are cumulative over the run: one that is still 0 at
+		 * the window's end is one this loader does not keep. */
+		l->counts_bytes |= last->bytes > 0;
+		l->counts_ops |= last->ops > 0;
+		if (isfinite(first->cpu_ms) && isfinite(last->cpu_ms) && last->cpu_ms >= first->cpu_ms) {
+			l->cpu_ms += last->cpu_ms - first->cpu_ms;
+			round_lcpu += (last->cpu_ms - first->cpu_ms) / span / 10;
+		}
+		round_cycles += (double)counter_delta(first->cycles, last->cycles);
+		any = true;
+	}
+	db_loader_samples_free(rows, n);
+	if (any) {
+		mean_add(&acc->load_cycles, round_cycles);
+		mean_add(&acc->lcpu_pct, round_lcpu);
+	}
+	return 0;
+}
+
+static int add_pressure(struct db *db, const struct phase_row *ph, struct phase_acc *acc)
+{
+	struct sys_sample *rows;
+	double end = ph->ended_at > 0 ? ph->ended_at : INFINITY;
+	size_t n, i;
+
+	if (ph->probe_start <= 0)
+		return 0;
+	if (db_sys_samples_list(db, ph->id, &rows, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (rows[i].t < ph->probe_start || rows[i].t > end)
+			continue;
+		mean_add(&acc->psi_cpu, rows[i].psi_cpu_some);
+		mean_add(&acc->psi_mem, rows[i].psi_mem_some);
+		mean_add(&acc->psi_io, rows[i].psi_io_some);
+	}
+	free(rows);
+	return 0;
+}
+
+static int add_round(struct db *db, const struct phase_row *ph, struct report_phase *p,
+		     struct phase_acc *acc)
+{
+	struct report_round *r;
+	struct sample *s;
+	size_t n, i;
+
+	p->rounds = xreallocarray(p->rounds, p->nrounds + 1, sizeof *p->rounds);
+	r = &p->rounds[p->nrounds++];
+	r->round = ph->round;
+	r->phase_id = ph->id;
+	r->valid = ph->valid;
+	r->finished = ph->ended_at > 0;
+	r->reason = xstrdup(ph->valid ? "" : ph->invalid_reason);
+	if (db_samples_list(db, ph->id, &s, &n) < 0)
+		return -1;
+	r->samples = n;
+	if (!ph->valid) {
+		free(s);
+		return 0;
+	}
+	p->valid_rounds++;
+	for (i = 0; i < n; i++) {
+		p->missed += s[i].missed;
+		if (s[i].failed) {
+			p->failed++;
+			continue;
+		}
+		if (!isnan(s[i].wall_ms))
+			dvec_push(&acc->walls, s[i].wall_ms);
+		mean_add(&acc->cpu_pct, s[i].cpu_pct);
+	}
+	free(s);
+	if (add_load_window(db, ph, p, acc) < 0 || add_pressure(db, ph, acc) < 0)
+		return -1;
+	return 0;
+}
+
+static void finish_phase(struct report_phase *p, struct phase_acc *acc)
+{
+	size_t i;
+	bool unfinished = false;
+
+	summarize(acc->walls.v, acc->walls.n, &p->time);
+	free(acc->walls.v);
+	p->cpu_pct = mean_get(&acc->cpu_pct);
+	p->load_cycles = p->nload ? mean_get(&acc->load_cycles) : NAN;
+	p->lcpu_pct = p->nload ? mean_get(&acc->lcpu_pct) : NAN;
+	p->psi_cpu = mean_get(&acc->psi_cpu);
+	p->psi_mem = mean_get(&acc->psi_mem);
+	p->psi_io = mean_get(&acc->psi_io);
+	for (i = 0; i < p->nload; i++) {
+		struct report_load *l = &p->load[i];
+		bool have = l->seconds > 0;
+
+		l->cycles_per_s = have ? (double)l->cycles / l->seconds : NAN;
+		l->mib_per_s = have && l->counts_bytes ? (double)l->bytes / 1048576.0 / l->seconds : NAN;
+		l->ops_per_s = have && l->counts_ops ? (double)l->ops / l->seconds : NAN;
+		l->lcpu_pct = have ? l->cpu_ms / l->seconds / 10 : NAN;
+	}
+
+	p->note = NULL;
+	for (i = 0; i < p->nrounds; i++) {
+		const struct report_round *r = &p->rounds[i];
+
+		if (!r->finished)
+			unfinished = true;
+		if (r->valid)
+			continue;
+		if (p->nrounds == 1)
+			str_append(&p->note, "; ", "INVALID: %s", r->reason);
+		else if (p->note == NULL)
+			str_append(&p->note, "; ", "INVALID: round %ld: %s", r->round, r->reason);
+		else
+			str_append(&p->note, "; ", "round %ld: %s", r->round, r->reason);
+	}
+	if (unfinished)
+		str_append(&p->note, "; ", "unfinished");
+	if (p->note == NULL)
+		p->note = xstrdup("");
+}
+
+/* The loads of a phase, from its "a b c" string, in that order. */
+static void init_loads(struct report_phase *p)
+{
+	char *copy = xstrdup(p->loads), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		find_load(p, tok, true);
+	free(copy);
+}
+
+int report_build(struct db *db, int64_t run_id, struct run_report *rep)
+{
+	struct phase_row *ph = NULL;
+	struct phase_acc *acc = NULL;
+	size_t nph = 0, i, j;
+	int rc;
+
+	memset(rep, 0, sizeof *rep);
+	rc = db_run_get(db, run_id, &rep->run);
+	if (rc != 0)
+		return rc;
+	if (db_phases_list(db, run_id, &ph, &nph) < 0)
+		goto fail;
+	/* One entry per phase name, in the order the names first ran. */
+	rep->phases = xcalloc(nph ? nph : 1, sizeof *rep->phases);
+	acc = xcalloc(nph ? nph : 1, sizeof *acc);
+	for (i = 0; i < nph; i++) {
+		struct report_phase *p = NULL;
+
+		for (j = 0; j < rep->nphases; j++)
+			if (strcmp(rep->phases[j].name, ph[i].name) == 0)
+				p = &rep->phases[j];
+		if (p == NULL) {
+			p = &rep->phases[rep->nphases++];
+			p->name = xstrdup(ph[i].name);
+			p->loads = xstrdup(ph[i].loads);
+			p->cache = xstrdup(ph[i].cache);
+			init_loads(p);
+		}
+		if (add_round(db, &ph[i], p, &acc[p - rep->phases]) < 0)
+			goto fail;
+	}
+	for (j = 0; j < rep->nphases; j++)
+		finish_phase(&rep->phases[j], &acc[j]);
+	free(acc);
+	acc = NULL;
+
+	for (i = 0; i < nph && rep->baseline == NULL; i++)
+		if (ph[i].loads[0] == '\0')
+			for (j = 0; j < rep->nphases; j++)
+				if (strcmp(rep->phases[j].name, ph[i].name) == 0)
+					rep->baseline = rep->phases[j].name;
+	for (j = 0; j < rep->nphases; j++) {
+		struct report_phase *p = &rep->phases[j];
+		double base = NAN;
+		size_t k;
+
+		for (k = 0; rep->baseline && k < rep->nphases; k++)
+			if (rep->phases[k].name == rep->baseline)
+				base = rep->phases[k].time.median;
+		p->ratio = base > 0 ? p->time.median / base : NAN;
+	}
+	db_phase_rows_free(ph, nph);
+	return 0;
+fail:
+	if (acc != NULL) {
+		for (j = 0; j < rep->nphases; j++)
+			free(acc[j].walls.v);
+		free(acc);
+	}
+	db_phase_rows_free(ph, nph);
+	report_free(rep);
+	return -1;
+}
+
+void report_free(struct run_report *rep)
+{
+	size_t i, j;
+
+	for (i = 0; i < rep->nphases; i++) {
+		struct report_phase *p = &rep->phases[i];
+
+		for (j = 0; j < p->nload; j++)
+			free(p->load[j].name);
+		for (j = 0; j < p->nrounds; j++)
+			free(p->rounds[j].reason);
+		free(p->load);
+		free(p->rounds);
+		free(p->name);
+		free(p->loads);
+		free(p->cache);
+		free(p->note);
+	}
+	free(rep->phases);
+	db_run_row_free(&rep->run);
+	memset(rep, 0, sizeof *rep);
+}
+
+/* ---- text ---- */
+
+/* A table of strings printed with every column as wide as its widest cell.
+ * align has one letter per column: 'l' for words, 'r' for numbers; a last
+ * 'l' column (a note) is not padded. */
+struct table {
+	size_t ncols;
+	size_t nrows;
+	char **cells; /* row-major, row 0 the heading */
+	const char *align;
+};
+
+static void table_init(struct table *t, const char *const *heading, const char *align)
+{
+	size_t i, ncols = strlen(align);
+
+	t->ncols = ncols;
+	t->nrows = 1;
+	t->align = align;
+	t->cells = xcalloc(ncols, sizeof *t->cells);
+	for (i = 0; i < ncols; i++)
+		t->cells[i] = xstrdup(heading[i]);
+}
+
+static void table_row(struct table *t, char **cells)
+{
+	size_t i;
+
+	t->cells = xreallocarray(t->cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
+	for (i = 0; i < t->ncols; i++)
+		t->cells[t->nrows * t->ncols + i] = cells[i];
+	t->nrows++;
+}
+
+static void table_print(struct table *t, FILE *out)
+{
+	size_t *w = xcalloc(t->ncols, sizeof *w);
+	size_t r, c;
+
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			size_t len = strlen(t->cells[r * t->ncols + c]);
+			if (len > w[c])
+				w[c] = len;
+		}
+	for (r = 0; r < t->nrows; r++) {
+		char line[1024];
+		size_t len = 0;
+
+		for (c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			int width = (int)w[c];
+			int n;
+
+			if (c + 1 == t->ncols && t->align[c] == 'l')
+				n = snprintf(line + len, sizeof line - len, "%s", cell);
+			else if (t->align[c] == 'l')
+				n = snprintf(line + len, sizeof line - len, "%-*s", width, cell);
+			else
+				n = snprintf(line + len, sizeof line - len, "%*s", width, cell);
+			len += (size_t)n < sizeof line - len ? (size_t)n : sizeof line - len - 1;
+			if (c + 1 < t->ncols && len + 2 < sizeof line) {
+				memcpy(line + len, "  ", 3);
+				len += 2;
+			}
+		}
+		/* no trailing blanks, whatever the last cell */
+		while (len > 0 && line[len - 1] == ' ')
+			line[--len] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+	for (r = 0; r < t->nrows * t->ncols; r++)
+		free(t->cells[r]);
+	free(t->cells);
+	free(w);
+}
+
+/* Milliseconds with about four significant digits. */
+static char *fmt_ms(double v)
+{
+	if (!isfinite(v))
+		return xstrdup("-");
+	if (fabs(v) >= 100)
+		return xasprintf("%.1f", v);
+	if (fabs(v) >= 1)
+		return xasprintf("%.2f", v);
+	return xasprintf("%.3f", v);
+}
+
+static char *fmt_fixed(double v, int decimals)
+{
+	if (!isfinite(v))
+		return xstrdup("-");
+	return xasprintf("%.*f", decimals, v);
+}
+
+/* A count or rate: whole numbers once they are large. */
+static char *fmt_count(double v)
+{
+	if (!isfinite(v))
+		return xstrdup("-");
+	if (fabs(v) >= 100)
+		return xasprintf("%.0f", v);
+	return xasprintf("%.1f", v);
+}
+
+static char *fmt_psi(double v)
+{
+	return isfinite(v) ? xasprintf("%.2f", v) : xstrdup("n/a");
+}
+
+static void format_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+}
+
+static void format_start(double t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm);
+}
+
+static void print_header(const struct run_row *r, FILE *out)
+{
+	char start[64], dur[32], ram[32], swap[32];
+
+	format_start(r->started_at, start, sizeof start);
+	format_bytes(r->ram_bytes, ram, sizeof ram);
+	format_bytes(r->swap_bytes, swap, sizeof swap);
+	if (r->ended_at > 0) {
+		format_ms((int64_t)llround((r->ended_at - r->started_at) * 1000), dur, sizeof dur);
+	} else {
+		format_ms((int64_t)llround((wall_now() - r->started_at) * 1000), dur, sizeof dur);
+		snprintf(dur + strlen(dur), sizeof dur - strlen(dur), " so far");
+	}
+	fprintf(out, "Run       %lld (%s)\n", (long long)r->id, r->status);
+	if (r->profile_path[0] != '\0')
+		fprintf(out, "Profile   %s (%s)\n", r->profile_name, r->profile_path);
+	else
+		fprintf(out, "Profile   %s\n", r->profile_name);
+	fprintf(out, "Host      %s\n", r->host);
+	fprintf(out, "Kernel    %s\n", r->kernel);
+	fprintf(out, "CPU       %s, %d core%s\n", r->cpu_model[0] ? r->cpu_model : "unknown",
+		r->cores, r->cores == 1 ? "" : "s");
+	fprintf(out, "RAM       %s, swap %s\n", ram, swap);
+	fprintf(out, "Started   %s\n", start);
+	fprintf(out, "Duration  %s, %ld round%s\n", dur, r->rounds, r->rounds == 1 ? "" : "s");
+	fprintf(out, "Tree      %s\n", r->tree_fingerprint[0] ? r->tree_fingerprint : "-");
+	if (r->version[0] != '\0')
+		fprintf(out, "loadd     %s\n", r->version);
+}
+
+static void print_phases(const struct run_report *rep, FILE *out)
+{
+	static const char *const head[] = {
+		"Phase", "Time", "CPU%", "Loads", "LCPU%", "Ratio", "n", "median", "p95",
+		"p99", "max", "sd", "95% CI", "missed", "failed", "",
+	};
+	enum { NCOLS = sizeof head / sizeof head[0] };
+	static const char align[] = "lrrrrrrrrrrrrrrl";
+	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
+	struct table t;
+	size_t i;
+
+	table_init(&t, head, align);
+	for (i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+		const struct summary *s = &p->time;
+		char *c[NCOLS];
+		char *lo = fmt_ms(s->ci_low), *hi = fmt_ms(s->ci_high);
+
+		c[0] = xstrdup(p->name);
+		c[1] = fmt_ms(s->median);
+		c[2] = fmt_fixed(p->cpu_pct, 1);
+		c[3] = fmt_count(p->load_cycles);
+		c[4] = fmt_fixed(p->lcpu_pct, 1);
+		c[5] = fmt_fixed(p->ratio, 2);
+		c[6] = xasprintf("%zu", s->n);
+		c[7] = fmt_ms(s->median);
+		c[8] = fmt_ms(s->p95);
+		c[9] = fmt_ms(s->p99);
+		c[10] = fmt_ms(s->max);
+		c[11] = fmt_ms(s->sd);
+		c[12] = s->n ? xasprintf("%s..%s", lo, hi) : xstrdup("-");
+		c[13] = xasprintf("%lld", (long long)p->missed);
+		c[14] = xasprintf("%lld", (long long)p->failed);
+		c[15] = xstrdup(p->note);
+		free(lo);
+		free(hi);
+		table_row(&t, c);
+	}
+	table_print(&t, out);
+}
+
+static void print_loads(const struct run_report *rep, FILE *out)
+{
+	static const char *const head[] = {
+		"Phase", "Load", "cycles/s", "MiB/s", "ops/s", "LCPU%", "errors", "restarts", "",
+	};
+	enum { NCOLS = sizeof head / sizeof head[0] };
+	static const char align[] = "llrrrrrrl";
+	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
+	struct table t;
+	size_t i, j;
+	bool any = false;
+
+	for (i = 0; i < rep->nphases; i++)
+		any |= rep->phases[i].nload > 0;
+	if (!any)
+		return;
+	fprintf(out, "\nLoads over the probe window (valid rounds)\n");
+	table_init(&t, head, align);
+	for (i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+
+		for (j = 0; j < p->nload; j++) {
+			const struct report_load *l = &p->load[j];
+			char *c[NCOLS];
+
+			c[0] = xstrdup(j == 0 ? p->name : "");
+			c[1] = xstrdup(l->name);
+			c[2] = fmt_count(l->cycles_per_s);
+			c[3] = fmt_fixed(l->mib_per_s, 1);
+			c[4] = fmt_count(l->ops_per_s);
+			c[5] = fmt_fixed(l->lcpu_pct, 1);
+			c[6] = l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
+					  : xstrdup("-");
+			c[7] = l->windows ? xasprintf("%d", l->restarts) : xstrdup("-");
+			c[8] = xstrdup(l->windows ? "" : "no counters in the probe window");
+			table_row(&t, c);
+		}
+	}
+	table_print(&t, out);
+}
+
+static void print_pressure(const struct run_report *rep, FILE *out)
+{
+	static const char *const head[] = { "Phase", "cpu", "memory", "io" };
+	enum { NCOLS = sizeof head / sizeof head[0] };
+	static const char align[] = "lrrr";
+	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
+	struct table t;
+	size_t i;
+
+	fprintf(out, "\nPressure stall (PSI some, %% of the time, mean over the probe window)\n");
+	table_init(&t, head, align);
+	for (i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+		char *c[NCOLS];
+
+		c[0] = xstrdup(p->name);
+		c[1] = fmt_psi(p->psi_cpu);
+		c[2] = fmt_psi(p->psi_mem);
+		c[3] = fmt_psi(p->psi_io);
+		table_row(&t, c);
+	}
+	table_print(&t, out);
+}
+
+int report_print(struct db *db, int64_t run_id, FILE *out)
+{
+	struct run_report rep;
+	int rc = report_build(db, run_id, &rep);
+
+	if (rc != 0)
+		return rc;
+	print_header(&rep.run, out);
+	fputc('\n', out);
+	if (rep.nphases == 0) {
+		fprintf(out, "No phase has started yet.\n");
+	} else {
+		print_phases(&rep, out);
+		if (rep.baseline == NULL)
+			fprintf(out, "(no phase without loads: no Ratio)\n");
+		print_loads(&rep, out);
+		print_pressure(&rep, out);
+	}
+	report_free(&rep);
+	return fflush(out) != 0 || ferror(out) ? -1 : 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *json_summary(const struct summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
+			 "mean", jreal(s->mean), "sd", jreal(s->sd), "min", jreal(s->min), "median",
+			 jreal(s->median), "p95", jreal(s->p95), "p99", jreal(s->p99), "max",
+			 jreal(s->max), "ci_low", jreal(s->ci_low), "ci_high", jreal(s->ci_high));
+}
+
+static json_t *json_load(const struct report_load *l)
+{
+	return json_pack("{s:s, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:i, s:o, s:o, s:o, s:o}", "name",
+			 l->name, "windows", (json_int_t)l->windows, "seconds", jreal(l->seconds),
+			 "cycles", (json_int_t)l->cycles, "bytes", (json_int_t)l->bytes, "ops",
+			 (json_int_t)l->ops, "errors", (json_int_t)l->errors, "cpu_ms",
+			 jreal(l->cpu_ms), "restarts", l->restarts, "cycles_per_s",
+			 jreal(l->cycles_per_s), "mib_per_s", jreal(l->mib_per_s), "ops_per_s",
+			 jreal(l->ops_per_s), "lcpu_pct", jreal(l->lcpu_pct));
+}
+
+static json_t *json_phase(const struct report_phase *p)
+{
+	json_t *loads = json_array(), *rounds = json_array();
+	size_t i;
+
+	for (i = 0; i < p->nload; i++)
+		json_array_append_new(loads, json_load(&p->load[i]));
+	for (i = 0; i < p->nrounds; i++) {
+		const struct report_round *r = &p->rounds[i];
+
+		json_array_append_new(
+			rounds, json_pack("{s:i, s:I, s:b, s:b, s:o, s:I}", "round", (int)r->round,
+					  "phase_id", (json_int_t)r->phase_id, "valid", r->valid,
+					  "finished", r->finished, "invalid_reason",
+					  jstr_or_null(r->reason), "samples", (json_int_t)r->samples));
+	}
+	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:I,"
+			 " s:{s:o, s:o, s:o}, s:o, s:o}",
+			 "name", p->name, "loads", p->loads, "cache", p->cache, "valid",
+			 p->valid_rounds == p->nrounds, "note", jstr_or_null(p->note),
+			 "valid_rounds", (json_int_t)p->valid_rounds, "time_ms",
+			 json_summary(&p->time), "cpu_pct",
+			 jreal(p->cpu_pct), "load_cycles", jreal(p->load_cycles), "lcpu_pct",
+			 jreal(p->lcpu_pct), "ratio", jreal(p->ratio), "missed",
+			 (json_int_t)p->missed, "failed", (json_int_t)p->failed, "psi_some", "cpu",
+			 jreal(p->psi_cpu), "memory", jreal(p->psi_mem), "io", jreal(p->psi_io),
+			 "load_stats", loads, "rounds", rounds);
+}
+
+static json_t *json_run(const struct run_row *r)
+{
+	return json_pack("{s:I, s:s, s:s, s:o, s:s, s:s, s:s, s:i, s:I, s:I, s:o, s:o, s:i, s:I,"
+			 " s:o, s:o, s:o}",
+			 "id", (json_int_t)r->id, "status", r->status, "profile", r->profile_name,
+			 "profile_path", jstr_or_null(r->profile_path), "host", r->host, "kernel",
+			 r->kernel, "cpu_model", r->cpu_model, "cores", r->cores, "ram_bytes",
+			 (json_int_t)r->ram_bytes, "swap_bytes", (json_int_t)r->swap_bytes,
+			 "tree_fingerprint", jstr_or_null(r->tree_fingerprint), "version",
+			 jstr_or_null(r->version), "rounds", (int)r->rounds, "planned_ms",
+			 (json_int_t)r->planned_ms, "started_at", jreal(r->started_at), "ended_at",
+			 r->ended_at > 0 ? json_real(r->ended_at) : json_null(), "duration_s",
+			 r->ended_at > 0 ? json_real(r->ended_at - r->started_at) : json_null());
+}
+
+int report_json(struct db *db, int64_t run_id, FILE *out)
+{
+	struct run_report rep;
+	json_t *root, *phases;
+	size_t i;
+	int rc = report_build(db, run_id, &rep);
+
+	if (rc != 0)
+		return rc;
+	phases = json_array();
+	for (i = 0; i < rep.nphases; i++)
+		json_array_append_new(phases, json_phase(&rep.phases[i]));
+	root = json_pack("{s:o, s:o, s:o}", "run", json_run(&rep.run), "baseline",
+			 jstr_or_null(rep.baseline), "phases", phases);
+	report_free(&rep);
+	if (root == NULL)
+		fatalx("building the JSON report failed");
+	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	json_decref(root);
+	if (rc == 0)
+		fputc('\n', out);
+	return rc != 0 || fflush(out) != 0 || ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,79 @@
+/* The report of a run, computed from the database alone: one struct of
+ * figures per phase name (its rounds pooled), rendered as aligned text
+ * tables (loadctl report, and loadd at the end of a run) or as JSON. */
+#ifndef LOADD_REPORT_H
+#define LOADD_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db.h"
+#include "stats.h"
+
+/* One load of a phase, over the probe windows of the phase's valid rounds.
+ * Counters are deltas between the first loader row at or after the window's
+ * start and the last one at or before its end. Rates are NaN when unknown. */
+struct report_load {
+	char *name;
+	size_t windows;      /* rounds that gave this load a window */
+	double seconds;      /* their total length */
+	uint64_t cycles, bytes, ops, errors;
+	double cpu_ms;
+	int restarts;
+	bool counts_bytes;   /* the loader counts bytes / ops at all */
+	bool counts_ops;
+	double cycles_per_s;
+	double mib_per_s;
+	double ops_per_s;
+	double lcpu_pct;     /* its CPU time / window time * 100 */
+};
+
+/* One round of a phase, for the record. */
+struct report_round {
+	long round;
+	int64_t phase_id;
+	bool valid;
+	bool finished;
+	char *reason;        /* why it is invalid, "" otherwise */
+	size_t samples;
+};
+
+/* A phase name with all its rounds pooled; invalid rounds are left out of
+ * every figure. NaN marks a figure that does not exist. */
+struct report_phase {
+	char *name;
+	char *loads;         /* its [load] names, "" for none */
+	char *cache;
+	size_t nrounds;
+	struct report_round *rounds;
+	size_t valid_rounds;
+	char *note;          /* "INVALID: ...", "unfinished" or "" */
+	struct summary time; /* job wall ms, failed jobs excluded */
+	double cpu_pct;      /* mean job CPU% */
+	double load_cycles;  /* load cycles in the probe window, all loads, mean per round */
+	double lcpu_pct;     /* the loads' CPU% of the window, mean per round */
+	double ratio;        /* median / the baseline's median */
+	int64_t missed;
+	int64_t failed;
+	double psi_cpu, psi_mem, psi_io; /* PSI "some", mean over the window */
+	size_t nload;
+	struct report_load *load;
+};
+
+struct run_report {
+	struct run_row run;
+	const char *baseline; /* the first phase without loads, or NULL */
+	size_t nphases;
+	struct report_phase *phases;
+};
+
+/* 0 done, 1 no such run, -1 database error (logged). */
+int report_build(struct db *db, int64_t run_id, struct run_report *rep);
+void report_free(struct run_report *rep);
+
+/* Both return what report_build does, and -1 when out cannot be written. */
+int report_print(struct db *db, int64_t run_id, FILE *out);
+int report_json(struct db *db, int64_t run_id, FILE *out);
+
+#endif

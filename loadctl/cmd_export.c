@@ -1,0 +1,369 @@
+/* loadctl export: every sample of a run (or of all runs) as CSV or JSON,
+ * one row per probe job, streamed from one query so that a million samples
+ * take seconds and little memory. A file is written as FILE.tmp and renamed
+ * into place, so FILE is either complete or untouched. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "csv.h"
+#include "loadctl.h"
+#include "log.h"
+#include "xalloc.h"
+
+enum format { FORMAT_CSV, FORMAT_JSON };
+
+static const char *const columns[] = {
+	"run_id", "round", "phase", "phase_id", "seq", "started_at", "wall_ms", "user_ms",
+	"sys_ms", "cpu_pct", "nvcsw", "nivcsw", "exit_code", "failed", "missed",
+};
+
+struct export {
+	FILE *fp;
+	enum format format;
+	struct csv csv;
+	size_t rows;
+	int64_t phase_id;  /* the phase whose name is in phase_json */
+	char *phase_json;  /* its name as a JSON string, quotes included */
+};
+
+/* "2026-11-22T01:02:03.456Z" */
+static void iso8601_utc(double t, char *buf, size_t len)
+{
+	long long ms = llround(t * 1000), secs = ms / 1000, frac = ms % 1000;
+	time_t tt;
+	struct tm tm;
+	size_t n;
+
+	if (frac < 0) {
+		frac += 1000;
+		secs--;
+	}
+	tt = (time_t)secs;
+	gmtime_r(&tt, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03lldZ", frac);
+}
+
+static void json_number(FILE *fp, double v)
+{
+	char buf[40];
+
+	if (!isfinite(v)) {
+		fputs("null", fp);
+		return;
+	}
+	csv_format_double(buf, sizeof buf, v);
+	fputs(buf, fp);
+}
+
+static void write_csv_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
+			  const struct sample *s, const char *started)
+{
+	struct csv *c = &ex->csv;
+
+	csv_int(c, run_id);
+	csv_int(c, ph->round);
+	csv_str(c, ph->name);
+	csv_int(c, ph->id);
+	csv_int(c, s->seq);
+	csv_str(c, started);
+	csv_double(c, s->wall_ms);
+	csv_double(c, s->user_ms);
+	csv_double(c, s->sys_ms);
+	csv_double(c, s->cpu_pct);
+	csv_int(c, s->nvcsw);
+	csv_int(c, s->nivcsw);
+	csv_int(c, s->exit_code);
+	csv_int(c, s->failed);
+	csv_int(c, s->missed);
+	csv_end_record(c);
+}
+
+static void write_json_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
+			   const struct sample *s, const char *started)
+{
+	FILE *fp = ex->fp;
+
+	/* The phase name is the one free-text field: jansson escapes it, once
+	 * per phase. Numbers are written as the CSV writes them. */
+	if (ph->id != ex->phase_id || ex->phase_json == NULL) {
+		json_t *name = json_string(ph->name);
+
+		free(ex->phase_json);
+		ex->phase_json = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+		json_decref(name);
+		if (ex->phase_json == NULL) /* not UTF-8: keep the row, drop the name */
+			ex->phase_json = xstrdup("null");
+		ex->phase_id = ph->id;
+	}
+	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,\"seq\":%lld,"
+		    "\"started_at\":\"%s\",\"wall_ms\":",
+		ex->rows ? "," : "", (long long)run_id, ph->round, ex->phase_json,
+		(long long)ph->id, (long long)s->seq, started);
+	json_number(fp, s->wall_ms);
+	fputs(",\"user_ms\":", fp);
+	json_number(fp, s->user_ms);
+	fputs(",\"sys_ms\":", fp);
+	json_number(fp, s->sys_ms);
+	fputs(",\"cpu_pct\":", fp);
+	json_number(fp, s->cpu_pct);
+	fprintf(fp, ",\"nvcsw\":%ld,\"nivcsw\":%ld,\"exit_code\":%d,\"failed\":%d,\"missed\":%lld}",
+		s->nvcsw, s->nivcsw, s->exit_code, s->failed ? 1 : 0, (long long)s->missed);
+}
+
+static int export_row(void *arg, int64_t run_id, const struct phase_row *ph,
+		      const struct sample *s)
+{
+	struct export *ex = arg;
+	char started[40];
+
+	iso8601_utc(s->started_at, started, sizeof started);
+	if (ex->format == FORMAT_CSV)
+		write_csv_row(ex, run_id, ph, s, started);
+	else
+		write_json_row(ex, run_id, ph, s, started);
+	ex->rows++;
+	/* Stop at the first failed write (a full disk), not a million later. */
+	return ferror(ex->fp) ? -1 : 0;
+}
+
+static void export_begin(struct export *ex)
+{
+	size_t i;
+
+	if (ex->format == FORMAT_JSON) {
+		fputc('[', ex->fp);
+		return;
+	}
+	csv_init(&ex->csv, ex->fp);
+	for (i = 0; i < sizeof columns / sizeof columns[0]; i++)
+		csv_str(&ex->csv, columns[i]);
+	csv_end_record(&ex->csv);
+}
+
+static void export_end(struct export *ex)
+{
+	if (ex->format == FORMAT_JSON)
+		fputs(ex->rows ? "\n]\n" : "]\n", ex->fp);
+}
+
+/* The temp file to remove if a signal ends the export half-way. */
+static char *volatile tmp_path;
+
+static void remove_tmp_and_die(int sig)
+{
+	if (tmp_path != NULL)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void (*handler)(int))
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcasecmp(s + ls - lx, suffix) == 0;
+}
+
+/* Where the rows go: standard output, a device or FIFO written in place
+ * (renaming over /dev/stdout would replace the device), or a regular file
+ * written whole beside its target and renamed over it. */
+enum dest { DEST_STDOUT, DEST_SPECIAL, DEST_FILE };
+
+static int finish_file(FILE *fp, const char *path)
+{
+	int err = 0;
+
+	if (fflush(fp) != 0 || ferror(fp) || fsync(fileno(fp)) < 0)
+		err = errno ? errno : EIO;
+	if (fclose(fp) != 0 && err == 0)
+		err = errno;
+	if (err != 0) {
+		log_error("cannot write %s: %s", path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the export to path ("-": stdout). Returns an exit status. */
+static int export_to(struct db *db, int64_t run_id, enum format format, const char *path)
+{
+	struct export ex = { .format = format };
+	enum dest dest = DEST_FILE;
+	char *target = NULL, *tmp = NULL;
+	struct stat sb;
+	int rc;
+
+	if (strcmp(path, "-") == 0) {
+		dest = DEST_STDOUT;
+		ex.fp = stdout;
+	} else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		log_error("cannot write %s: %s", path, strerror(EISDIR));
+		return LOADCTL_ERROR;
+	} else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		dest = DEST_SPECIAL;
+		if ((ex.fp = fopen(path, "w")) == NULL) {
+			log_error("cannot write %s: %s", path, strerror(errno));
+			return LOADCTL_ERROR;
+		}
+	} else {
+		/* Through a symlink, replace the file it points to. */
+		target = realpath(path, NULL);
+		if (target == NULL)
+			target = xstrdup(path);
+		tmp = xasprintf("%s.tmp", target);
+		tmp_path = tmp;
+		catch_signals(remove_tmp_and_die);
+		if ((ex.fp = fopen(tmp, "w")) == NULL) {
+			log_error("cannot write %s: %s", errno == EISDIR ? tmp : path,
+				  strerror(errno));
+			goto fail;
+		}
+	}
+	/* Big writes: a million rows are ~100 MB. */
+	setvbuf(ex.fp, NULL, _IOFBF, 1 << 20);
+	export_begin(&ex);
+	rc = db_samples_foreach(db, run_id, export_row, &ex);
+	export_end(&ex);
+	free(ex.phase_json);
+	if (rc < 0 && !ferror(ex.fp)) {
+		/* the database's own message is already out */
+		log_error("export to %s stopped: the database could not be read", path);
+		goto fail;
+	}
+	switch (dest) {
+	case DEST_STDOUT: /* main() reports a failed write to stdout */
+		return rc == 0 && fflush(stdout) == 0 ? LOADCTL_OK : LOADCTL_ERROR;
+	case DEST_SPECIAL:
+		if (fflush(ex.fp) != 0 || ferror(ex.fp)) {
+			log_error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+			fclose(ex.fp);
+			return LOADCTL_ERROR;
+		}
+		fclose(ex.fp);
+		return LOADCTL_OK;
+	case DEST_FILE:
+		break;
+	}
+	rc = finish_file(ex.fp, path);
+	ex.fp = NULL;
+	if (rc < 0)
+		goto fail;
+	if (rename(tmp, target) < 0) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	catch_signals(SIG_DFL);
+	tmp_path = NULL;
+	free(tmp);
+	free(target);
+	return LOADCTL_OK;
+fail:
+	if (ex.fp != NULL && dest != DEST_STDOUT)
+		fclose(ex.fp);
+	if (tmp != NULL) {
+		unlink(tmp);
+		catch_signals(SIG_DFL);
+		tmp_path = NULL;
+	}
+	free(tmp);
+	free(target);
+	return LOADCTL_ERROR;
+}
+
+static int cmd_export_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
+			   char **argv)
+{
+	static const struct option longopts[] = {
+		{ "run", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format_arg = NULL, *path;
+	enum format format;
+	bool all = false;
+	int64_t run_id = 0;
+	struct db *db;
+	int opt, status;
+
+	while ((opt = getopt_long(argc, argv, ":r:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			if (strcmp(optarg, "all") == 0)
+				all = true;
+			else if (loadctl_parse_run(optarg, &run_id) < 0)
+				return loadctl_usage_error(
+					self, "--run takes a run id or 'all', not '%s'", optarg);
+			else
+				all = false;
+			break;
+		case 'f':
+			format_arg = optarg;
+			break;
+		case 'h':
+			return loadctl_usage(self);
+		case ':':
+			return loadctl_usage_error(self, "%s needs a value", argv[optind - 1]);
+		default:
+			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return loadctl_usage_error(self, "which FILE? ('-' for standard output)");
+	if (argc - optind > 1)
+		return loadctl_usage_error(self, "too many arguments");
+	path = argv[optind];
+	if (format_arg == NULL)
+		format = ends_with_ci(path, ".json") ? FORMAT_JSON : FORMAT_CSV;
+	else if (strcmp(format_arg, "csv") == 0)
+		format = FORMAT_CSV;
+	else if (strcmp(format_arg, "json") == 0)
+		format = FORMAT_JSON;
+	else
+		return loadctl_usage_error(self, "--format is csv or json, not '%s'", format_arg);
+	if (path[0] == '\0')
+		return loadctl_usage_error(self, "FILE is empty");
+
+	if ((db = loadctl_open_db(lc)) == NULL)
+		return LOADCTL_ERROR;
+	if (!all && loadctl_find_run(lc, db, &run_id) != LOADCTL_OK) {
+		db_close(db);
+		return LOADCTL_ERROR;
+	}
+	status = export_to(db, all ? 0 : run_id, format, path);
+	db_close(db);
+	return status;
+}
+
+const struct loadctl_cmd cmd_export_entry = {
+	.name = "export",
+	.args = "[--run ID|all] [--format csv|json] FILE",
+	.summary = "a run's samples as CSV or JSON (FILE '-': stdout)",
+	.exec = cmd_export_exec,
+};
