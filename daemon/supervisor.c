@@ -417,7 +417,7 @@ static void check_stall(struct load *l, int64_t now)
 	int64_t since = last > l->watch_from_ns ? last : l->watch_from_ns;
 	char quiet[32];
 
-	if (now - since >= l->def->stall_ms) {
+	if (now - since >= l->def->stall_ms * NSEC_PER_MSEC) {
 		if (!l->stalled) {
 			l->stalled = true;
 			format_ms((now - since) / NSEC_PER_MSEC, quiet, sizeof quiet);

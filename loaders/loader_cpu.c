@@ -74,7 +74,6 @@ struct member {
 	int in, out;   /* read end of the pipe before it, write end of the one after */
 	pid_t pid;     /* process mode; 0 when not running */
 	pthread_t thread;
-	unsigned char *ws; /* thread mode: its working set */
 	bool started;  /* thread mode */
 };
 
@@ -84,6 +83,7 @@ struct ring {
 	long tokens;
 	size_t ws_bytes;
 	struct member *members;
+	atomic_int stop;   /* thread mode: members leave at their next read */
 	atomic_int failed; /* thread mode: a member hit an error */
 };
 
@@ -176,11 +176,12 @@ static void working_set_touch(const unsigned char *ws, size_t bytes)
 	__asm__ __volatile__("" : : "r"(sum));
 }
 
-enum member_end { MEMBER_BROKEN, MEMBER_FAILED };
+enum member_end { MEMBER_STOPPED, MEMBER_BROKEN, MEMBER_FAILED };
 
-/* What every member does until its ring breaks: in process mode SIGTERM ends
- * it (the default action), in thread mode cancellation. Member 0 counts a
- * cycle for every token it takes, as each token passes it once a trip. */
+/* What every member does until its ring breaks or it is stopped: in process
+ * mode by SIGTERM (the default action), in thread mode by the stop flag,
+ * seen at the next read. Member 0 counts a cycle for every token it takes,
+ * as each token passes it once a trip. */
 static enum member_end member_loop(const struct member *m, const unsigned char *ws,
 				   const char **what)
 {
@@ -202,6 +203,10 @@ static enum member_end member_loop(const struct member *m, const unsigned char *
 				continue;
 			*what = "read";
 			return MEMBER_FAILED;
+		}
+		if (atomic_load_explicit(&m->ring->stop, memory_order_acquire)) {
+			loader_progress(shm, cycles, 0, passes);
+			return MEMBER_STOPPED;
 		}
 		if (ws != NULL)
 			working_set_touch(ws, ws_bytes);
@@ -415,35 +420,29 @@ static int ring_run_processes(struct ring *ring)
 
 /* ---- thread mode ---- */
 
-/* Cancellation lands in read() or write(): the working set goes with it. */
-static void member_thread_cleanup(void *arg)
-{
-	struct member *m = arg;
-
-	if (m->ws != NULL)
-		munmap(m->ws, m->ring->ws_bytes);
-	m->ws = NULL;
-}
-
 static void *member_thread(void *arg)
 {
 	struct member *m = arg;
 	struct ring *ring = m->ring;
+	unsigned char *ws = NULL;
 	const char *what = "";
 	int err;
 
-	pthread_cleanup_push(member_thread_cleanup, m);
-	if (ring->ws_bytes > 0 && (m->ws = working_set_new(ring->ws_bytes)) == NULL) {
+	if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL) {
 		err = errno;
 		loader_event(ring->ctx, "error", "ring member %d: no memory for its working set: %s",
 			     m->index, strerror(err));
 	} else {
-		member_loop(m, m->ws, &what);
+		enum member_end end = member_loop(m, ws, &what);
+
 		err = errno;
+		if (ws != NULL)
+			munmap(ws, ring->ws_bytes);
+		if (end == MEMBER_STOPPED)
+			return NULL;
 		loader_event(ring->ctx, "error", "ring member %d: %s: %s", m->index, what,
 			     strerror(err));
 	}
-	pthread_cleanup_pop(1);
 	/* Wake the main thread, the only one that takes SIGTERM. */
 	atomic_store(&ring->failed, 1);
 	kill(getpid(), SIGTERM);
@@ -548,9 +547,12 @@ static int ring_run_threads(struct ring *ring)
 		sigsuspend(&old);
 	if (atomic_load(&ring->failed))
 		rc = 1;
+	/* One byte more in every pipe wakes every member to see the flag; the
+	 * pipes have room, as fewer than procs tokens travel. */
+	atomic_store_explicit(&ring->stop, 1, memory_order_release);
 	for (long i = 0; i < ring->procs; i++) {
-		if (ring->members[i].started)
-			pthread_cancel(ring->members[i].thread);
+		while (write(ring->members[i].out, "s", 1) < 0 && errno == EINTR)
+			;
 	}
 	for (long i = 0; i < ring->procs; i++) {
 		if (ring->members[i].started)
