@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timeutil.h"
+
 int fs_free_bytes(const char *path, uint64_t *free_bytes)
 {
 	struct statvfs sv;
@@ -68,7 +70,6 @@ static enum fill_result fill_failed(struct file_fill *f, const char *call)
 
 enum fill_result file_fill_run(struct file_fill *f)
 {
-	f->written = 0;
 	f->failed_call = NULL;
 	f->error = 0;
 	while (f->written < f->size) {
@@ -94,14 +95,21 @@ enum fill_result file_fill_run(struct file_fill *f)
 			 * next write says so with ENOSPC. */
 			done += (size_t)n;
 			f->written += (uint64_t)n;
-			if (f->count != NULL)
-				loader_progress(f->count, 0, (uint64_t)n, 0);
+			if (f->count_bytes)
+				loader_progress(f->shm, 0, (uint64_t)n, 0);
+			else
+				loader_mark_progress(f->shm);
 		}
 	}
 	/* Delayed allocation may report a full disk only here. */
 	if (f->sync && fdatasync(f->fd) < 0)
 		return fill_failed(f, "fdatasync");
 	return FILL_DONE;
+}
+
+void loader_mark_progress(struct loader_shm *shm)
+{
+	atomic_store_explicit(&shm->last_progress_ns, mono_ns(), memory_order_relaxed);
 }
 
 void loader_nap(int ms)

@@ -40,14 +40,19 @@ struct file_fill {
 	size_t block;
 	int src_fd;        /* each block is read from here first (/dev/zero); -1: buf as it is */
 	bool sync;         /* fdatasync at the end */
-	struct loader_shm *count; /* bytes written are counted here; NULL: not counted */
-	uint64_t written;  /* out: bytes written */
+	struct loader_shm *shm;   /* progress is stamped here */
+	bool count_bytes;  /* and bytes written counted, or only the time of progress */
+	uint64_t written;  /* bytes already in the file (the fd's offset); out: bytes in it */
 	const char *failed_call; /* out, FILL_FAILED: "write", "read /dev/zero", "fdatasync" */
 	int error;         /* out, FILL_FAILED: its errno */
 };
 
-/* Writes the whole file (without closing it). */
+/* Writes the rest of the file, from written up to size (without closing it). */
 enum fill_result file_fill_run(struct file_fill *f);
+
+/* Stamps the time of progress without counting anything: work that is not
+ * the load's own unit (the read loader making its file) is not a stall. */
+void loader_mark_progress(struct loader_shm *shm);
 
 /* Sleeps ms milliseconds, waking within 50 ms when the load is stopped. */
 void loader_nap(int ms);

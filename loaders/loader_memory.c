@@ -4,6 +4,8 @@
  * paper's size, ram+swap-64M, the OOM killer is expected to take it; the
  * supervisor restarts it after a back-off. */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,13 +77,48 @@ static void memory_describe(const void *config, char *buf, size_t len)
 	snprintf(buf, len, "%s (%s here) in 1 MiB chunks, copied half to half", spec, bytes);
 }
 
+/* The limit of the memory cgroup this process is in (cgroup v1 or v2), when
+ * it has one below RAM: inside it, that is what the OOM killer goes by. */
+static bool memory_cgroup_limit(uint64_t ram, uint64_t *limit)
+{
+	char groups[4096], path[PATH_MAX + 64], value[64];
+	char *line, *save = NULL;
+	bool found = false;
+
+	if (read_small_file("/proc/self/cgroup", groups, sizeof groups) < 0)
+		return false;
+	for (line = strtok_r(groups, "\n", &save); line != NULL && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* "N:memory:/path" (v1) or "0::/path" (v2) */
+		char *ctrl = strchr(line, ':'), *where;
+		int n = -1;
+
+		if (ctrl == NULL || (where = strchr(ctrl + 1, ':')) == NULL)
+			continue;
+		*where++ = '\0';
+		if (strcmp(ctrl + 1, "memory") == 0)
+			n = snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes",
+				     where);
+		else if (strcmp(ctrl + 1, "") == 0 && strncmp(line, "0:", 2) == 0)
+			n = snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", where);
+		if (n < 0 || (size_t)n >= sizeof path || read_small_file(path, value, sizeof value) < 0)
+			continue;
+		/* v2's "max", or v1's huge number: no limit. */
+		*limit = strtoull(value, NULL, 10);
+		found = *limit > 0 && *limit < ram;
+	}
+	return found;
+}
+
 /* Says what is about to be taken and how it compares with what the machine
- * has free, so that an OOM kill that follows is no surprise. */
+ * (or the memory cgroup) has free, so that an OOM kill is no surprise. */
 static void memory_announce(const struct loader_ctx *ctx, const struct memory_config *cfg,
 			    const struct meminfo *mi, uint64_t bytes)
 {
 	char spec[64], size[32], ram[32], avail[32], swap_free[32], swap_total[32];
-	uint64_t room = mi->mem_available + mi->swap_free;
+	char cgroup[96] = "", limit_text[32];
+	uint64_t room = mi->mem_available + mi->swap_free, limit;
+	const char *verdict = "";
 
 	size_format(&cfg->size, spec, sizeof spec);
 	format_bytes(bytes, size, sizeof size);
@@ -89,12 +126,20 @@ static void memory_announce(const struct loader_ctx *ctx, const struct memory_co
 	format_bytes(mi->mem_available, avail, sizeof avail);
 	format_bytes(mi->swap_free, swap_free, sizeof swap_free);
 	format_bytes(mi->swap_total, swap_total, sizeof swap_total);
-	loader_event(ctx, "info", "filling %s (size %s, RAM %s): %.0f%% of MemAvailable %s; "
-		     "swap %s free of %s%s", size, spec, ram,
+	if (memory_cgroup_limit(mi->mem_total, &limit)) {
+		format_bytes(limit, limit_text, sizeof limit_text);
+		snprintf(cgroup, sizeof cgroup, "; its memory cgroup's limit is %s", limit_text);
+		if (bytes > limit)
+			verdict = "; more than the cgroup's limit: expect the OOM killer to take "
+				  "this load";
+	}
+	if (bytes > room)
+		verdict = "; more than MemAvailable plus free swap: expect the OOM killer to take "
+			  "this load";
+	loader_event(ctx, "info", "filling %s (size %s, RAM %s): %.1f%% of MemAvailable %s; "
+		     "swap %s free of %s%s%s", size, spec, ram,
 		     mi->mem_available ? 100.0 * (double)bytes / (double)mi->mem_available : 0.0,
-		     avail, swap_free, swap_total,
-		     bytes > room ? "; more than MemAvailable plus free swap: expect the OOM "
-				    "killer to take this load" : "");
+		     avail, swap_free, swap_total, cgroup, verdict);
 }
 
 static int memory_run(const struct loader_ctx *ctx)

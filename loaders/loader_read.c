@@ -47,7 +47,7 @@ static const struct option_def read_options[] = {
 		  "(posix_fadvise DONTNEED), so reads reach the disk; keep: as the paper, the page "
 		  "cache serves what it holds" },
 	{ .key = "reserve", .type = OPT_SIZE, .offset = offsetof(struct read_config, reserve),
-	  .def = "1G", .min = 0, .max = LLONG_MAX,
+	  .def = "1G",
 	  .help = "free space to leave on the filesystem; a larger size is clamped to fit" },
 	{ .key = NULL },
 };
@@ -101,7 +101,7 @@ static void fill_random(char *buf, size_t len)
 
 /* The size to make: the profile's, clamped to the free space (waiting while
  * not even a block fits). 0 when stopped first. */
-static uint64_t read_target_size(struct reader *rd)
+static uint64_t read_target_size(struct reader *rd, uint64_t own)
 {
 	const struct read_config *cfg = rd->cfg;
 	uint64_t want, free_bytes, size;
@@ -120,7 +120,7 @@ static uint64_t read_target_size(struct reader *rd)
 			loader_event(rd->ctx, "error", "statvfs %s: %s", rd->dir, strerror(errno));
 			free_bytes = UINT64_MAX;
 		}
-		size = file_fit(want, free_bytes, 0, cfg->reserve.bytes, rd->block);
+		size = file_fit(want, free_bytes, own, cfg->reserve.bytes, rd->block);
 		if (size >= rd->block || loader_stopping())
 			break;
 		if (!told) {
@@ -143,38 +143,63 @@ static uint64_t read_target_size(struct reader *rd)
 	return size;
 }
 
-/* Makes the file, under a temporary name until it is whole and on the disk,
- * so that a file cut short by a stop or a crash is never taken as made.
- * Returns 0, or -1 when stopped or after an error other than ENOSPC. */
+/* Opens the file being made and finds how much of it an earlier start,
+ * stopped with the phase, already wrote (whole blocks), so that a file
+ * larger than a phase is lets is still made in the end. */
+static int read_open_part(struct reader *rd, uint64_t *have)
+{
+	struct stat st;
+	int fd = open(rd->part, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	*have = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		*have = (uint64_t)st.st_size - (uint64_t)st.st_size % rd->block;
+	return fd;
+}
+
+/* Makes the file under a temporary name until it is whole and on the disk,
+ * so that a file cut short is never read as made. Returns 0, or -1 when
+ * stopped or after an error other than ENOSPC. */
 static int read_make_file(struct reader *rd)
 {
-	uint64_t size = read_target_size(rd);
 	int64_t t0 = mono_ns();
 	char what[32], where[32];
+	uint64_t size, have;
+	int fd;
 
+	fd = read_open_part(rd, &have);
+	size = read_target_size(rd, have);
 	fill_random(rd->buf, rd->block);
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {
-			.size = size, .buf = rd->buf, .block = rd->block, .src_fd = -1, .sync = true,
+			.fd = fd, .size = size, .buf = rd->buf, .block = rd->block, .src_fd = -1,
+			.sync = true, .shm = rd->ctx->shm,
 		};
 		enum fill_result r;
 
+		if (have > size)
+			have = 0;
 		format_bytes(size, what, sizeof what);
-		loader_event(rd->ctx, "info", "making its %s file %s; reads start when it is "
-			     "complete", what, rd->path);
-		f.fd = open(rd->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (f.fd < 0) {
+		format_bytes(have, where, sizeof where);
+		loader_event(rd->ctx, "info", "making its %s file %s%s%s; reads start when it is "
+			     "complete", what, rd->path, have ? ", resuming after " : "",
+			     have ? where : "");
+		if (fd < 0 || ftruncate(fd, (off_t)have) < 0 || lseek(fd, (off_t)have, SEEK_SET) < 0) {
 			r = errno == ENOSPC || errno == EDQUOT ? FILL_ENOSPC : FILL_FAILED;
-			f.failed_call = "create";
+			f.failed_call = fd < 0 ? "create" : "truncate";
 			f.error = errno;
 		} else {
+			f.written = have;
 			r = file_fill_run(&f);
-			if (close(f.fd) < 0 && r == FILL_DONE) {
-				f.failed_call = "close";
-				f.error = errno;
-				r = errno == ENOSPC || errno == EDQUOT ? FILL_ENOSPC : FILL_FAILED;
-			}
 		}
+		if (fd >= 0 && close(fd) < 0 && r == FILL_DONE) {
+			f.failed_call = "close";
+			f.error = errno;
+			r = errno == ENOSPC || errno == EDQUOT ? FILL_ENOSPC : FILL_FAILED;
+		}
+		fd = -1;
 		if (r == FILL_DONE && rename(rd->part, rd->path) < 0) {
 			f.failed_call = "rename";
 			f.error = errno;
@@ -186,7 +211,7 @@ static int read_make_file(struct reader *rd)
 				     (double)(mono_ns() - t0) / NSEC_PER_SEC);
 			return 0;
 		case FILL_STOPPED:
-			unlink(rd->part);
+			/* Kept: the next start goes on from here. */
 			return -1;
 		case FILL_ENOSPC: {
 			uint64_t next = file_shrink(size, rd->block);
@@ -201,6 +226,7 @@ static int read_make_file(struct reader *rd)
 			if (f.written < rd->block)
 				loader_nap(1000);
 			size = next;
+			fd = read_open_part(rd, &have);
 			break;
 		}
 		case FILL_FAILED:
@@ -211,6 +237,8 @@ static int read_make_file(struct reader *rd)
 			return -1;
 		}
 	}
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 
@@ -278,8 +306,6 @@ static int read_run(const struct loader_ctx *ctx)
 		status = 1;
 		goto out;
 	}
-	/* Leftovers of a stop while the file was being made. */
-	unlink(rd.part);
 	while (!loader_stopping()) {
 		struct stat st;
 		int fd, r = 1;

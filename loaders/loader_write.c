@@ -38,7 +38,7 @@ static const struct option_def write_options[] = {
 	  .help = "yes: fdatasync each file once it is written, so a cycle ends on the disk; no: "
 		  "as the paper, the kernel writes back on its own" },
 	{ .key = "reserve", .type = OPT_SIZE, .offset = offsetof(struct write_config, reserve),
-	  .def = "1G", .min = 0, .max = LLONG_MAX,
+	  .def = "1G",
 	  .help = "free space to leave on the filesystem; a larger size is clamped to fit" },
 	{ .key = NULL },
 };
@@ -155,7 +155,7 @@ static int write_run(const struct loader_ctx *ctx)
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {
 			.size = size, .buf = buf, .block = block, .src_fd = zero, .sync = cfg->fsync,
-			.count = ctx->shm,
+			.shm = ctx->shm, .count_bytes = true,
 		};
 		enum fill_result r;
 
