@@ -229,6 +229,47 @@ static int add_round(struct db *db, const struct phase_row *ph, struct report_ph
 	return 0;
 }
 
+/* "INVALID: why" when every round failed for one reason (or there is one
+ * round), else "INVALID: round 2: why; rounds 3, 4: other". */
+static void invalid_note(struct report_phase *p)
+{
+	size_t i, j, ninvalid = 0;
+	char *note = NULL;
+
+	for (i = 0; i < p->nrounds; i++)
+		ninvalid += !p->rounds[i].valid;
+	if (ninvalid == 0)
+		return;
+	for (i = 0; i < p->nrounds; i++) {
+		const struct report_round *r = &p->rounds[i];
+		char *rounds = NULL;
+		size_t same = 0;
+
+		if (r->valid)
+			continue;
+		/* each reason once, at its first round */
+		for (j = 0; j < i; j++)
+			if (!p->rounds[j].valid && strcmp(p->rounds[j].reason, r->reason) == 0)
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < p->nrounds; j++) {
+			if (p->rounds[j].valid || strcmp(p->rounds[j].reason, r->reason) != 0)
+				continue;
+			str_append(&rounds, ", ", "%ld", p->rounds[j].round);
+			same++;
+		}
+		if (same == p->nrounds)
+			str_append(&note, "; ", "%s", r->reason);
+		else
+			str_append(&note, "; ", "round%s %s: %s", same > 1 ? "s" : "", rounds,
+				   r->reason);
+		free(rounds);
+	}
+	p->note = xasprintf("INVALID: %s", note);
+	free(note);
+}
+
 static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 {
 	size_t i;
@@ -253,20 +294,10 @@ static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 	}
 
 	p->note = NULL;
-	for (i = 0; i < p->nrounds; i++) {
-		const struct report_round *r = &p->rounds[i];
-
-		if (!r->finished)
+	for (i = 0; i < p->nrounds; i++)
+		if (!p->rounds[i].finished)
 			unfinished = true;
-		if (r->valid)
-			continue;
-		if (p->nrounds == 1)
-			str_append(&p->note, "; ", "INVALID: %s", r->reason);
-		else if (p->note == NULL)
-			str_append(&p->note, "; ", "INVALID: round %ld: %s", r->round, r->reason);
-		else
-			str_append(&p->note, "; ", "round %ld: %s", r->round, r->reason);
-	}
+	invalid_note(p);
 	if (unfinished)
 		str_append(&p->note, "; ", "unfinished");
 	if (p->note == NULL)
@@ -613,7 +644,12 @@ static void print_loads(const struct run_report *rep, FILE *out)
 			c[6] = l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
 					  : xstrdup("-");
 			c[7] = l->windows ? xasprintf("%d", l->restarts) : xstrdup("-");
-			c[8] = xstrdup(l->windows ? "" : "no counters in the probe window");
+			if (l->windows)
+				c[8] = xstrdup("");
+			else if (p->valid_rounds)
+				c[8] = xstrdup("no counters in the probe window");
+			else
+				c[8] = xstrdup("no valid round");
 			table_row(&t, c);
 		}
 	}

@@ -1,0 +1,328 @@
+/* The report from a hand-made run: rounds pooled by phase name, failed jobs
+ * and invalid rounds left out, Ratio against the first phase without
+ * loads, loader windows cut at the probe window, PSI means, and the same
+ * figures in the text and the JSON. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "db.h"
+#include "report.h"
+
+#define assert_near(got, want, eps)                                                   \
+	do {                                                                          \
+		double got_ = (got), want_ = (want);                                  \
+		if (!(fabs(got_ - want_) <= (eps)))                                   \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+	} while (0)
+
+struct fixture {
+	char dir[64];
+	char path[96];
+	struct db *db;
+	int64_t run;
+};
+
+static void add_sample(struct db *db, int64_t run, int64_t phase, int64_t seq, double wall,
+		       bool failed, int64_t missed)
+{
+	struct sample s = {
+		.phase_id = phase, .seq = seq, .started_at = 100 + (double)seq, .wall_ms = wall,
+		.user_ms = wall / 4, .sys_ms = wall / 4, .cpu_pct = 50, .exit_code = failed,
+		.failed = failed, .missed = missed,
+	};
+	assert_int_equal(db_sample_insert(db, run, &s), 0);
+}
+
+static void add_loader(struct db *db, int64_t run, int64_t phase, double t, uint64_t cycles,
+		       double cpu_ms)
+{
+	struct loader_sample l = {
+		.phase_id = phase, .load = "cpu", .t = t, .cycles = cycles, .cpu_ms = cpu_ms,
+		.procs = 2, .running = true,
+	};
+	assert_int_equal(db_loader_sample_insert(db, run, &l), 0);
+}
+
+static void add_psi(struct db *db, int64_t run, int64_t phase, double t, double cpu)
+{
+	struct sys_sample s = {
+		.phase_id = phase, .t = t, .psi_cpu_some = cpu, .psi_mem_some = NAN,
+		.psi_io_some = 1, .psi_cpu_full = NAN, .psi_mem_full = NAN, .psi_io_full = NAN,
+	};
+	assert_int_equal(db_sys_sample_insert(db, run, &s), 0);
+}
+
+/*  phase "none" (no loads): round 1 10 20 30 + a failed job, round 2 40 50
+ *  phase "cpu"  (load cpu): round 1 60 60 90, round 2 invalid (1000)
+ *  phase "io"   (load io):  round 1 only, invalid */
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	const struct run_info ri = {
+		.profile_name = "t", .host = "h", .kernel = "k", .cpu_model = "c", .cores = 2,
+		.ram_bytes = 1 << 30, .tree_fingerprint = "fp", .version = "v", .rounds = 2,
+	};
+	struct db *db;
+	char *err = NULL;
+	int64_t p, run;
+
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(f->dir, sizeof f->dir, "%s/test_report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	snprintf(f->path, sizeof f->path, "%s/loadd.db", f->dir);
+	db = db_open(f->path, DB_READWRITE, &err);
+	if (db == NULL)
+		return -1;
+	run = db_run_begin(db, &ri, 50);
+
+	p = db_phase_begin(db, run, 1, 0, "none", "warm", "", 99);
+	db_phase_probe_start(db, p, 100);
+	add_sample(db, run, p, 0, 10, false, 0);
+	add_sample(db, run, p, 1, 20, false, 1);
+	add_sample(db, run, p, 2, 999, true, 0);
+	add_sample(db, run, p, 3, 30, false, 0);
+	add_psi(db, run, p, 99.5, 90); /* before the window: not counted */
+	add_psi(db, run, p, 101, 10);
+	add_psi(db, run, p, 102, 20);
+	db_phase_end(db, p, 104, true, NULL);
+
+	p = db_phase_begin(db, run, 1, 1, "cpu", "warm", "cpu", 104);
+	db_phase_probe_start(db, p, 100);
+	add_sample(db, run, p, 0, 60, false, 0);
+	add_sample(db, run, p, 1, 90, false, 0);
+	add_sample(db, run, p, 2, 60, false, 0);
+	add_loader(db, run, p, 99.5, 0, 0);      /* settle: before the window */
+	add_loader(db, run, p, 99.9, 1000, 500); /* the snapshot just before it */
+	add_loader(db, run, p, 101, 2000, 1000);
+	add_loader(db, run, p, 102, 3100, 1550); /* the last one in it */
+	add_loader(db, run, p, 103, 9999, 9999); /* after the end */
+	db_phase_end(db, p, 102.1, true, NULL);
+
+	p = db_phase_begin(db, run, 1, 2, "io", "warm", "io", 110);
+	db_phase_probe_start(db, p, 111);
+	add_sample(db, run, p, 0, 5, false, 0);
+	db_phase_end(db, p, 112, false, "no progress during the probe window from load(s): io");
+
+	p = db_phase_begin(db, run, 2, 0, "none", "warm", "", 120);
+	db_phase_probe_start(db, p, 121);
+	add_sample(db, run, p, 0, 40, false, 0);
+	add_sample(db, run, p, 1, 50, false, 0);
+	db_phase_end(db, p, 125, true, NULL);
+
+	p = db_phase_begin(db, run, 2, 1, "cpu", "warm", "cpu", 126);
+	db_phase_probe_start(db, p, 127);
+	add_sample(db, run, p, 0, 1000, false, 5);
+	add_loader(db, run, p, 127, 0, 0);
+	add_loader(db, run, p, 128, 1, 1);
+	db_phase_end(db, p, 129, false, "cpu stalled");
+
+	db_run_end(db, run, "complete", 130);
+	f->db = db;
+	f->run = run;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	db_close(f->db);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void test_build(void **state)
+{
+	struct fixture *f = *state;
+	struct run_report rep;
+	const struct report_phase *none, *cpu, *io;
+
+	assert_int_equal(report_build(f->db, f->run, &rep), 0);
+	assert_int_equal(rep.nphases, 3);
+	none = &rep.phases[0];
+	cpu = &rep.phases[1];
+	io = &rep.phases[2];
+	assert_string_equal(rep.baseline, "none");
+
+	assert_string_equal(none->name, "none");
+	assert_int_equal(none->nrounds, 2);
+	assert_int_equal(none->valid_rounds, 2);
+	assert_int_equal(none->time.n, 5); /* the failed job is out */
+	assert_near(none->time.median, 30, 1e-9);
+	assert_near(none->time.mean, 30, 1e-9);
+	assert_near(none->time.sd, sqrt(250), 1e-9);
+	assert_near(none->time.ci_high - none->time.mean, 2.776445 * sqrt(250) / sqrt(5), 1e-5);
+	assert_int_equal(none->failed, 1);
+	assert_int_equal(none->missed, 1);
+	assert_near(none->ratio, 1, 1e-12);
+	assert_true(isnan(none->load_cycles) && isnan(none->lcpu_pct));
+	assert_near(none->psi_cpu, 15, 1e-9);
+	assert_true(isnan(none->psi_mem));
+	assert_near(none->psi_io, 1, 1e-9);
+	assert_string_equal(none->note, "");
+
+	/* round 2 is invalid: its 1000 ms and its 5 missed slots are out */
+	assert_int_equal(cpu->valid_rounds, 1);
+	assert_int_equal(cpu->time.n, 3);
+	assert_near(cpu->time.median, 60, 1e-9);
+	assert_int_equal(cpu->missed, 0);
+	assert_near(cpu->ratio, 2, 1e-12);
+	assert_string_equal(cpu->note, "INVALID: round 2: cpu stalled");
+	/* loader window 99.9 .. 102: 2100 cycles and 1050 ms of CPU in 2.1 s */
+	assert_int_equal(cpu->nload, 1);
+	assert_string_equal(cpu->load[0].name, "cpu");
+	assert_int_equal(cpu->load[0].windows, 1);
+	assert_true(cpu->load[0].cycles == 2100);
+	assert_near(cpu->load[0].seconds, 2.1, 1e-9);
+	assert_near(cpu->load[0].cycles_per_s, 1000, 1e-6);
+	assert_near(cpu->load[0].lcpu_pct, 50, 1e-6);
+	assert_true(isnan(cpu->load[0].mib_per_s)); /* it never counted bytes */
+	assert_true(isnan(cpu->load[0].ops_per_s));
+	assert_near(cpu->load_cycles, 2100, 1e-9);
+	assert_near(cpu->lcpu_pct, 50, 1e-6);
+
+	/* every round invalid: no figures at all, and the reason */
+	assert_int_equal(io->valid_rounds, 0);
+	assert_int_equal(io->time.n, 0);
+	assert_true(isnan(io->time.median) && isnan(io->ratio) && isnan(io->cpu_pct));
+	assert_string_equal(io->note,
+			    "INVALID: no progress during the probe window from load(s): io");
+	assert_int_equal(io->nload, 1);
+	assert_int_equal(io->load[0].windows, 0);
+	report_free(&rep);
+
+	assert_int_equal(report_build(f->db, f->run + 1, &rep), 1);
+}
+
+/* Finds the line of the main table that starts with the phase's name. */
+static const char *table_line(const char *text, const char *name)
+{
+	const char *p = strstr(text, "\nPhase ");
+	size_t len = strlen(name);
+
+	assert_non_null(p);
+	while ((p = strchr(p, '\n')) != NULL) {
+		p++;
+		if (strncmp(p, name, len) == 0 && p[len] == ' ')
+			return p;
+	}
+	fail_msg("no line for phase %s", name);
+	return NULL;
+}
+
+static void test_text(void **state)
+{
+	struct fixture *f = *state;
+	char *buf = NULL, *line;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	char w[16][32];
+	int n;
+
+	assert_int_equal(report_print(f->db, f->run, fp), 0);
+	fclose(fp);
+	assert_non_null(strstr(buf, "Run       1 (complete)"));
+	assert_non_null(strstr(buf, "Phase"));
+	line = strndup(table_line(buf, "none"), strcspn(table_line(buf, "none"), "\n"));
+	/* Phase Time CPU% Loads LCPU% Ratio n median p95 p99 max sd CI missed failed */
+	n = sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+		   w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
+		   w[13], w[14]);
+	assert_int_equal(n, 15);
+	assert_string_equal(w[1], "30.00");
+	assert_string_equal(w[3], "-");
+	assert_string_equal(w[5], "1.00");
+	assert_string_equal(w[6], "5");
+	assert_string_equal(w[10], "50.00");
+	assert_string_equal(w[13], "1");
+	assert_string_equal(w[14], "1");
+	free(line);
+	assert_non_null(strstr(table_line(buf, "cpu"), "2.00"));
+	line = strndup(table_line(buf, "cpu"), strcspn(table_line(buf, "cpu"), "\n"));
+	assert_non_null(strstr(line, "INVALID: round 2: cpu stalled"));
+	free(line);
+	assert_non_null(strstr(table_line(buf, "io"), "INVALID: no progress"));
+	/* the loads table and the pressure table */
+	assert_non_null(strstr(buf, "cycles/s"));
+	assert_non_null(strstr(buf, "n/a"));
+	/* columns line up: each row's Ratio ends where the heading's does */
+	const char *head = strstr(buf, "\nPhase ") + 1;
+	size_t end = (size_t)(strstr(head, "Ratio") - head) + 5;
+	const char *rows[] = { table_line(buf, "none"), table_line(buf, "cpu"),
+			       table_line(buf, "io") };
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(rows[i][end - 1] != ' ');
+		assert_true(rows[i][end] == ' ');
+	}
+	free(buf);
+
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(report_print(f->db, f->run + 7, fp), 1);
+	fclose(fp);
+	free(buf);
+}
+
+static void test_json(void **state)
+{
+	struct fixture *f = *state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	json_error_t jerr;
+	json_t *root, *phases, *cpu, *io;
+
+	assert_int_equal(report_json(f->db, f->run, fp), 0);
+	fclose(fp);
+	root = json_loads(buf, 0, &jerr);
+	if (root == NULL)
+		fail_msg("report JSON does not parse: %s", jerr.text);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "run"), "id")),
+			 f->run);
+	assert_string_equal(json_string_value(json_object_get(root, "baseline")), "none");
+	phases = json_object_get(root, "phases");
+	assert_int_equal(json_array_size(phases), 3);
+	cpu = json_array_get(phases, 1);
+	assert_near(json_real_value(json_object_get(cpu, "ratio")), 2, 1e-12);
+	assert_near(json_number_value(
+			    json_object_get(json_object_get(cpu, "time_ms"), "median")),
+		    60, 1e-12);
+	assert_near(json_number_value(json_object_get(
+			    json_array_get(json_object_get(cpu, "load_stats"), 0), "cycles_per_s")),
+		    1000, 1e-6);
+	assert_false(json_is_true(json_object_get(cpu, "valid")));
+	/* what does not exist is null, not 0 */
+	io = json_array_get(phases, 2);
+	assert_true(json_is_null(json_object_get(io, "ratio")));
+	assert_true(json_is_null(
+		json_object_get(json_object_get(json_array_get(phases, 0), "psi_some"), "memory")));
+	json_decref(root);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
