@@ -177,7 +177,7 @@ static int open_unix(struct api_listen *l, char **err)
 	}
 	l->owner = getpid();
 	l->unix_fd = fd;
-	if (socket_permissions(path, err) < 0 || listen(fd, 32) < 0) {
+	if (socket_permissions(path, err) < 0 || listen(fd, 128) < 0) {
 		if (*err == NULL)
 			*err = xasprintf("cannot listen on %s: %s", path, strerror(errno));
 		return -1;
@@ -228,7 +228,7 @@ static int open_tcp(struct api_listen *l, const char *spec, char **err)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 32) == 0)
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0)
 			break;
 		saved = errno;
 		close(fd);

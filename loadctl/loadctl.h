@@ -28,6 +28,8 @@ struct loadctl_cmd {
 extern const struct loadctl_cmd cmd_export_entry;
 extern const struct loadctl_cmd cmd_report_entry;
 extern const struct loadctl_cmd cmd_runs_entry;
+extern const struct loadctl_cmd cmd_status_entry;
+extern const struct loadctl_cmd cmd_stop_entry;
 
 /* Prints "loadctl: error: MESSAGE" (when fmt is not NULL) and the command's
  * usage line to stderr; returns LOADCTL_USAGE. */

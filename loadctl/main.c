@@ -17,6 +17,8 @@ static const struct loadctl_cmd cmd_help_entry;
 
 /* Every command, in the order `loadctl help` lists them. */
 static const struct loadctl_cmd *const commands[] = {
+	&cmd_status_entry,
+	&cmd_stop_entry,
 	&cmd_runs_entry,
 	&cmd_report_entry,
 	&cmd_export_entry,
@@ -122,7 +124,8 @@ static void print_help(FILE *fp)
 	size_t i, width = 0;
 
 	fprintf(fp, "usage: %s [--db PATH] COMMAND [ARGS]\n\n", log_progname());
-	fprintf(fp, "Reads what loadd recorded: lists runs, reports them, exports their samples.\n\n");
+	fprintf(fp, "Asks the running loadd what it does and stops it; reads what loadd recorded:\n"
+		    "lists runs, reports them, exports their samples.\n\n");
 	fprintf(fp, "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++) {
 		size_t len = strlen(commands[i]->name) + 1 + strlen(commands[i]->args);

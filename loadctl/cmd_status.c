@@ -1,0 +1,293 @@
+/* loadctl status: what the running loadd is doing, from GET /v1/status: the
+ * run, its phase, each load's counters, the latest jobs, the system. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_client.h"
+#include "loadctl.h"
+#include "log.h"
+#include "parse.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+#define STATUS_TIMEOUT_MS 5000
+
+/* ---- reading the document ---- */
+
+static double num(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s != NULL ? s : "?";
+}
+
+static char *fmt_secs(double s)
+{
+	char buf[32];
+
+	if (!isfinite(s))
+		return xstrdup("?");
+	format_ms((int64_t)llround(s * 1000), buf, sizeof buf);
+	return xstrdup(buf);
+}
+
+/* "-" where the figure is missing (a rate before its first second). */
+static char *fmt_num(double x, int decimals)
+{
+	return isfinite(x) ? xasprintf("%.*f", decimals, x) : xstrdup("-");
+}
+
+/* ---- a table with a heading, numbers right-aligned ---- */
+
+struct table {
+	size_t ncols, nrows;
+	const char *const *heading;
+	const bool *right;
+	char **cells; /* nrows x ncols, xmalloc'd */
+};
+
+static void table_print(const struct table *t)
+{
+	size_t *width = xcalloc(t->ncols, sizeof *width);
+
+	for (size_t c = 0; c < t->ncols; c++) {
+		width[c] = strlen(t->heading[c]);
+		for (size_t r = 0; r < t->nrows; r++) {
+			size_t len = strlen(t->cells[r * t->ncols + c]);
+			if (len > width[c])
+				width[c] = len;
+		}
+	}
+	for (size_t r = 0; r <= t->nrows; r++) {
+		const char *const *row = r == 0 ? t->heading
+						: (const char *const *)&t->cells[(r - 1) * t->ncols];
+		fputs("  ", stdout);
+		for (size_t c = 0; c < t->ncols; c++) {
+			bool last = c + 1 == t->ncols;
+			if (last && !t->right[c])
+				printf("%s", row[c]);
+			else
+				printf(t->right[c] ? "%*s%s" : "%-*s%s", (int)width[c], row[c],
+				       last ? "" : "  ");
+		}
+		putchar('\n');
+	}
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(width);
+}
+
+/* ---- the parts of the view ---- */
+
+static void print_run(json_t *doc)
+{
+	json_t *run = json_object_get(doc, "run");
+	json_t *phase = json_object_get(doc, "phase");
+	char *elapsed = fmt_secs(num(run, "elapsed_s"));
+	char *planned = fmt_secs(num(run, "planned_s"));
+
+	printf("run %.0f: profile %s, %s (loadd pid %.0f)\n", num(run, "id"), str(run, "profile"),
+	       str(run, "status"), num(doc, "pid"));
+	printf("  elapsed %s of about %s; round %.0f of %.0f\n", elapsed, planned,
+	       num(run, "round"), num(run, "rounds"));
+	free(elapsed);
+	free(planned);
+	if (!json_is_object(phase)) {
+		printf("  between phases\n");
+		return;
+	}
+
+	json_t *loads = json_object_get(phase, "loads");
+	size_t i;
+	json_t *l;
+	char *in = fmt_secs(num(phase, "elapsed_s"));
+	char *settle = fmt_secs(num(phase, "settle_s"));
+	char *duration = fmt_secs(num(phase, "duration_s"));
+
+	printf("  phase %.0f of %.0f: %s (%s cache; loads:", num(phase, "index") + 1,
+	       num(phase, "count"), str(phase, "name"), str(phase, "cache"));
+	if (json_array_size(loads) == 0)
+		printf(" none");
+	json_array_foreach(loads, i, l)
+		printf(" %s", json_string_value(l) ? json_string_value(l) : "?");
+	printf("), %s, %s in (settle %s, then %s of jobs); %.0f jobs, %.0f failed\n",
+	       str(phase, "state"), in, settle, duration, num(phase, "jobs"),
+	       num(phase, "failed"));
+	free(in);
+	free(settle);
+	free(duration);
+}
+
+static void print_loads(json_t *doc)
+{
+	static const char *const heading[] = { "Load",  "Type",  "Procs", "Restarts", "Cycles",
+					       "Cycles/s", "MiB/s", "Ops/s", "CPU s",   "State" };
+	static const bool right[] = { false, false, true, true, true,
+				      true,  true,  true, true, false };
+	json_t *loads = json_object_get(doc, "loads");
+	struct table t = { .ncols = 10, .heading = heading, .right = right };
+	size_t i;
+	json_t *l;
+
+	if (json_array_size(loads) == 0) {
+		printf("\n  no loads running\n");
+		return;
+	}
+	t.nrows = json_array_size(loads);
+	t.cells = xcalloc(t.nrows * t.ncols, sizeof *t.cells);
+	json_array_foreach(loads, i, l) {
+		char **row = &t.cells[i * t.ncols];
+		bool stalled = json_is_true(json_object_get(l, "stalled"));
+		row[0] = xstrdup(str(l, "name"));
+		row[1] = xstrdup(str(l, "type"));
+		row[2] = fmt_num(num(l, "procs"), 0);
+		row[3] = fmt_num(num(l, "restarts"), 0);
+		row[4] = fmt_num(num(l, "cycles"), 0);
+		row[5] = fmt_num(num(l, "cycles_per_s"), 1);
+		row[6] = num(l, "bytes") > 0 ? fmt_num(num(l, "bytes_per_s") / (1 << 20), 1)
+					     : xstrdup("-");
+		row[7] = num(l, "ops") > 0 ? fmt_num(num(l, "ops_per_s"), 0) : xstrdup("-");
+		row[8] = fmt_num(num(l, "cpu_s"), 1);
+		row[9] = xstrdup(stalled ? "stalled" : "running");
+	}
+	putchar('\n');
+	table_print(&t);
+}
+
+static void print_samples(json_t *doc)
+{
+	static const char *const heading[] = { "Seq", "Started", "Wall ms", "CPU%", "Exit",
+					       "Missed" };
+	static const bool right[] = { true, false, true, true, true, true };
+	json_t *samples = json_object_get(doc, "samples");
+	json_t *phase = json_object_get(doc, "phase");
+	struct table t = { .ncols = 6, .heading = heading, .right = right };
+	size_t i;
+	json_t *s;
+
+	if (json_array_size(samples) == 0)
+		return;
+	t.nrows = json_array_size(samples);
+	t.cells = xcalloc(t.nrows * t.ncols, sizeof *t.cells);
+	json_array_foreach(samples, i, s) {
+		char **row = &t.cells[i * t.ncols];
+		char when[32];
+		format_wall(num(s, "started_at"), when, sizeof when);
+		row[0] = fmt_num(num(s, "seq"), 0);
+		/* The date is today's: the time of day says enough. */
+		row[1] = xstrdup(strlen(when) > 11 ? when + 11 : when);
+		row[2] = json_is_true(json_object_get(s, "failed")) ? xstrdup("failed")
+								    : fmt_num(num(s, "wall_ms"), 1);
+		row[3] = fmt_num(num(s, "cpu_pct"), 1);
+		row[4] = fmt_num(num(s, "exit_code"), 0);
+		row[5] = fmt_num(num(s, "missed"), 0);
+	}
+	printf("\n  latest jobs of phase %s:\n", str(phase, "name"));
+	table_print(&t);
+}
+
+static void print_system(json_t *doc)
+{
+	json_t *sys = json_object_get(doc, "system");
+	json_t *psi = json_object_get(sys, "psi");
+	static const char *const resources[] = { "cpu", "memory", "io" };
+	char avail[32];
+
+	if (!json_is_object(sys))
+		return;
+	format_bytes((uint64_t)fmax(0, num(sys, "mem_available")), avail, sizeof avail);
+	printf("\n  system: CPU %.0f%% busy, %.0f context switches/s, load %.2f, %s available\n",
+	       num(sys, "cpu_busy_pct"), num(sys, "ctxt_per_s"), num(sys, "load1"), avail);
+	if (!json_is_object(psi))
+		return;
+	printf("  pressure (some, last second):");
+	for (size_t i = 0; i < 3; i++) {
+		double some = num(json_object_get(psi, resources[i]), "some");
+		if (isfinite(some))
+			printf(" %s %.1f%%", resources[i], some);
+		else
+			printf(" %s -", resources[i]);
+	}
+	putchar('\n');
+}
+
+/* ---- the command ---- */
+
+static int cmd_status_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
+			   char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *socket_arg = NULL;
+	struct api_reply reply;
+	enum api_outcome outcome;
+	bool json = false;
+	char *socket, *err = NULL;
+	json_t *doc;
+	int opt, status = LOADCTL_OK;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 's': socket_arg = optarg; break;
+		case 'h': return loadctl_usage(self);
+		default:
+			return loadctl_usage_error(self, "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
+
+	socket = api_socket_path(socket_arg);
+	outcome = api_call(socket, "GET", "/v1/status", STATUS_TIMEOUT_MS, &reply, &err);
+	if (outcome != API_ANSWERED) {
+		api_log_unanswered(socket, outcome, err, STATUS_TIMEOUT_MS);
+		status = LOADCTL_ERROR;
+		goto out;
+	}
+	if (reply.code != 200) {
+		char *msg = api_reply_error(&reply);
+		log_error("%s", msg);
+		free(msg);
+		status = LOADCTL_ERROR;
+	} else if (json) {
+		fwrite(reply.body, 1, reply.len, stdout);
+	} else if ((doc = api_reply_json(&reply, &err)) == NULL) {
+		log_error("%s", err);
+		status = LOADCTL_ERROR;
+	} else {
+		print_run(doc);
+		print_loads(doc);
+		print_samples(doc);
+		print_system(doc);
+		json_decref(doc);
+	}
+	api_reply_free(&reply);
+out:
+	free(err);
+	free(socket);
+	return status;
+}
+
+const struct loadctl_cmd cmd_status_entry = {
+	.name = "status",
+	.args = "[--json] [--socket PATH]",
+	.summary = "what the running loadd is doing, asked over its socket",
+	.exec = cmd_status_exec,
+};
