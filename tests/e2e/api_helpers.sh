@@ -45,7 +45,8 @@ expect_json() {
 wait_for_api() {
 	local i
 	for ((i = 0; i < 300; i++)); do
-		kill -0 "$LOADD_PID" 2>/dev/null || fail "loadd died: $(cat "$T/loadd.err")"
+		kill -0 "$LOADD_PID" 2>/dev/null ||
+			fail "loadd died: $(cat "$T/loadd.err" "$T/loadd.log" 2>/dev/null)"
 		if [[ $(http GET /v1/status 2>/dev/null) == 200 ]] &&
 			python3 - "$T/body" <<'PY' 2>/dev/null; then
 import json, sys
@@ -56,7 +57,7 @@ PY
 		fi
 		sleep 0.1
 	done
-	fail "loadd did not reach its cpu phase: $(cat "$T/loadd.err")"
+	fail "loadd did not reach its cpu phase: $(cat "$T/loadd.err" "$T/loadd.log" 2>/dev/null)"
 }
 
 # Waits (up to 60 s) for loadd to exit; its exit status is in LOADD_STATUS.
