@@ -187,7 +187,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 		"INSERT INTO runs (status, profile_name, profile_path, profile_text, host,"
 		" kernel, cpu_model, cores, ram_bytes, swap_bytes, tree_fingerprint, version,"
 		" rounds, planned_ms, pid, started_at)"
-		" VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+		" VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?15)",
 	[STMT_RUN_END] = "UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1",
 	[STMT_PHASE_INSERT] =
 		"INSERT INTO phases (run_id, round, seq, name, cache, loads, started_at)"
@@ -514,8 +515,8 @@ static int prepare_all(struct db *db, char **err)
 	for (i = 0; i < STMT_COUNT; i++) {
 		if (sqlite3_prepare_v3(db->sql, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &db->stmt[i], NULL) != SQLITE_OK) {
-			*err = xasprintf("database %s: cannot prepare statement %d: %s", db->path, i,
-					 sqlite3_errmsg(db->sql));
+			*err = xasprintf("database %s: cannot prepare statement %d: %s",
+					 db->path, i, sqlite3_errmsg(db->sql));
 			return -1;
 		}
 	}
@@ -536,7 +537,8 @@ struct db *db_open(const char *path, enum db_mode mode, char **err)
 			if (errno == ENOENT)
 				*err = xasprintf("no database at %s (has loadd run yet?)", path);
 			else
-				*err = xasprintf("cannot open database %s: %s", path, strerror(errno));
+				*err = xasprintf("cannot open database %s: %s", path,
+						 strerror(errno));
 			goto fail;
 		}
 		flags |= SQLITE_OPEN_READONLY;

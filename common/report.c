@@ -155,7 +155,8 @@ static int add_load_window(struct db *db, const struct phase_row *ph, struct rep
 		 * the window's end is one this loader does not keep. */
 		l->counts_bytes |= last->bytes > 0;
 		l->counts_ops |= last->ops > 0;
-		if (isfinite(first->cpu_ms) && isfinite(last->cpu_ms) && last->cpu_ms >= first->cpu_ms) {
+		if (isfinite(first->cpu_ms) && isfinite(last->cpu_ms) &&
+		    last->cpu_ms >= first->cpu_ms) {
 			l->cpu_ms += last->cpu_ms - first->cpu_ms;
 			round_lcpu += (last->cpu_ms - first->cpu_ms) / span / 10;
 		}
@@ -288,7 +289,8 @@ static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 		bool have = l->seconds > 0;
 
 		l->cycles_per_s = have ? (double)l->cycles / l->seconds : NAN;
-		l->mib_per_s = have && l->counts_bytes ? (double)l->bytes / 1048576.0 / l->seconds : NAN;
+		l->mib_per_s =
+			have && l->counts_bytes ? (double)l->bytes / 1048576.0 / l->seconds : NAN;
 		l->ops_per_s = have && l->counts_ops ? (double)l->ops / l->seconds : NAN;
 		l->lcpu_pct = have ? l->cpu_ms / l->seconds / 10 : NAN;
 	}
@@ -704,6 +706,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 
 /* ---- JSON ---- */
 
+/* A figure that does not exist is null, never 0. */
 static json_t *jreal(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -714,67 +717,123 @@ static json_t *jstr_or_null(const char *s)
 	return s && *s ? json_string(s) : json_null();
 }
 
+static json_t *jint(int64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static void jset(json_t *obj, const char *key, json_t *value)
+{
+	if (value == NULL || json_object_set_new(obj, key, value) < 0)
+		fatalx("out of memory building the JSON report");
+}
+
 static json_t *json_summary(const struct summary *s)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
-			 "mean", jreal(s->mean), "sd", jreal(s->sd), "min", jreal(s->min), "median",
-			 jreal(s->median), "p95", jreal(s->p95), "p99", jreal(s->p99), "max",
-			 jreal(s->max), "ci_low", jreal(s->ci_low), "ci_high", jreal(s->ci_high));
+	json_t *o = json_object();
+
+	jset(o, "n", jint((int64_t)s->n));
+	jset(o, "mean", jreal(s->mean));
+	jset(o, "sd", jreal(s->sd));
+	jset(o, "min", jreal(s->min));
+	jset(o, "median", jreal(s->median));
+	jset(o, "p95", jreal(s->p95));
+	jset(o, "p99", jreal(s->p99));
+	jset(o, "max", jreal(s->max));
+	jset(o, "ci_low", jreal(s->ci_low));
+	jset(o, "ci_high", jreal(s->ci_high));
+	return o;
 }
 
 static json_t *json_load(const struct report_load *l)
 {
-	return json_pack("{s:s, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:i, s:o, s:o, s:o, s:o}", "name",
-			 l->name, "windows", (json_int_t)l->windows, "seconds", jreal(l->seconds),
-			 "cycles", (json_int_t)l->cycles, "bytes", (json_int_t)l->bytes, "ops",
-			 (json_int_t)l->ops, "errors", (json_int_t)l->errors, "cpu_ms",
-			 jreal(l->cpu_ms), "restarts", l->restarts, "cycles_per_s",
-			 jreal(l->cycles_per_s), "mib_per_s", jreal(l->mib_per_s), "ops_per_s",
-			 jreal(l->ops_per_s), "lcpu_pct", jreal(l->lcpu_pct));
+	json_t *o = json_object();
+
+	jset(o, "name", json_string(l->name));
+	jset(o, "windows", jint((int64_t)l->windows));
+	jset(o, "seconds", jreal(l->seconds));
+	jset(o, "cycles", jint((int64_t)l->cycles));
+	jset(o, "bytes", jint((int64_t)l->bytes));
+	jset(o, "ops", jint((int64_t)l->ops));
+	jset(o, "errors", jint((int64_t)l->errors));
+	jset(o, "cpu_ms", jreal(l->cpu_ms));
+	jset(o, "restarts", jint(l->restarts));
+	jset(o, "cycles_per_s", jreal(l->cycles_per_s));
+	jset(o, "mib_per_s", jreal(l->mib_per_s));
+	jset(o, "ops_per_s", jreal(l->ops_per_s));
+	jset(o, "lcpu_pct", jreal(l->lcpu_pct));
+	return o;
+}
+
+static json_t *json_round(const struct report_round *r)
+{
+	json_t *o = json_object();
+
+	jset(o, "round", jint(r->round));
+	jset(o, "phase_id", jint(r->phase_id));
+	jset(o, "valid", json_boolean(r->valid));
+	jset(o, "finished", json_boolean(r->finished));
+	jset(o, "invalid_reason", jstr_or_null(r->reason));
+	jset(o, "samples", jint((int64_t)r->samples));
+	return o;
 }
 
 static json_t *json_phase(const struct report_phase *p)
 {
-	json_t *loads = json_array(), *rounds = json_array();
+	json_t *o = json_object(), *psi = json_object(), *loads = json_array();
+	json_t *rounds = json_array();
 	size_t i;
 
 	for (i = 0; i < p->nload; i++)
 		json_array_append_new(loads, json_load(&p->load[i]));
-	for (i = 0; i < p->nrounds; i++) {
-		const struct report_round *r = &p->rounds[i];
+	for (i = 0; i < p->nrounds; i++)
+		json_array_append_new(rounds, json_round(&p->rounds[i]));
+	jset(psi, "cpu", jreal(p->psi_cpu));
+	jset(psi, "memory", jreal(p->psi_mem));
+	jset(psi, "io", jreal(p->psi_io));
 
-		json_array_append_new(
-			rounds, json_pack("{s:i, s:I, s:b, s:b, s:o, s:I}", "round", (int)r->round,
-					  "phase_id", (json_int_t)r->phase_id, "valid", r->valid,
-					  "finished", r->finished, "invalid_reason",
-					  jstr_or_null(r->reason), "samples", (json_int_t)r->samples));
-	}
-	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:I,"
-			 " s:{s:o, s:o, s:o}, s:o, s:o}",
-			 "name", p->name, "loads", p->loads, "cache", p->cache, "valid",
-			 p->valid_rounds == p->nrounds, "note", jstr_or_null(p->note),
-			 "valid_rounds", (json_int_t)p->valid_rounds, "time_ms",
-			 json_summary(&p->time), "cpu_pct",
-			 jreal(p->cpu_pct), "load_cycles", jreal(p->load_cycles), "lcpu_pct",
-			 jreal(p->lcpu_pct), "ratio", jreal(p->ratio), "missed",
-			 (json_int_t)p->missed, "failed", (json_int_t)p->failed, "psi_some", "cpu",
-			 jreal(p->psi_cpu), "memory", jreal(p->psi_mem), "io", jreal(p->psi_io),
-			 "load_stats", loads, "rounds", rounds);
+	jset(o, "name", json_string(p->name));
+	jset(o, "loads", json_string(p->loads));
+	jset(o, "cache", json_string(p->cache));
+	jset(o, "valid", json_boolean(p->valid_rounds == p->nrounds));
+	jset(o, "note", jstr_or_null(p->note));
+	jset(o, "valid_rounds", jint((int64_t)p->valid_rounds));
+	jset(o, "time_ms", json_summary(&p->time));
+	jset(o, "cpu_pct", jreal(p->cpu_pct));
+	jset(o, "load_cycles", jreal(p->load_cycles));
+	jset(o, "lcpu_pct", jreal(p->lcpu_pct));
+	jset(o, "ratio", jreal(p->ratio));
+	jset(o, "missed", jint(p->missed));
+	jset(o, "failed", jint(p->failed));
+	jset(o, "psi_some", psi);
+	jset(o, "load_stats", loads);
+	jset(o, "rounds", rounds);
+	return o;
 }
 
 static json_t *json_run(const struct run_row *r)
 {
-	return json_pack("{s:I, s:s, s:s, s:o, s:s, s:s, s:s, s:i, s:I, s:I, s:o, s:o, s:i, s:I,"
-			 " s:o, s:o, s:o}",
-			 "id", (json_int_t)r->id, "status", r->status, "profile", r->profile_name,
-			 "profile_path", jstr_or_null(r->profile_path), "host", r->host, "kernel",
-			 r->kernel, "cpu_model", r->cpu_model, "cores", r->cores, "ram_bytes",
-			 (json_int_t)r->ram_bytes, "swap_bytes", (json_int_t)r->swap_bytes,
-			 "tree_fingerprint", jstr_or_null(r->tree_fingerprint), "version",
-			 jstr_or_null(r->version), "rounds", (int)r->rounds, "planned_ms",
-			 (json_int_t)r->planned_ms, "started_at", jreal(r->started_at), "ended_at",
-			 r->ended_at > 0 ? json_real(r->ended_at) : json_null(), "duration_s",
-			 r->ended_at > 0 ? json_real(r->ended_at - r->started_at) : json_null());
+	json_t *o = json_object();
+	bool ended = r->ended_at > 0;
+
+	jset(o, "id", jint(r->id));
+	jset(o, "status", json_string(r->status));
+	jset(o, "profile", json_string(r->profile_name));
+	jset(o, "profile_path", jstr_or_null(r->profile_path));
+	jset(o, "host", json_string(r->host));
+	jset(o, "kernel", json_string(r->kernel));
+	jset(o, "cpu_model", json_string(r->cpu_model));
+	jset(o, "cores", jint(r->cores));
+	jset(o, "ram_bytes", jint((int64_t)r->ram_bytes));
+	jset(o, "swap_bytes", jint((int64_t)r->swap_bytes));
+	jset(o, "tree_fingerprint", jstr_or_null(r->tree_fingerprint));
+	jset(o, "version", jstr_or_null(r->version));
+	jset(o, "rounds", jint(r->rounds));
+	jset(o, "planned_ms", jint(r->planned_ms));
+	jset(o, "started_at", jreal(r->started_at));
+	jset(o, "ended_at", ended ? json_real(r->ended_at) : json_null());
+	jset(o, "duration_s", ended ? json_real(r->ended_at - r->started_at) : json_null());
+	return o;
 }
 
 int report_json(struct db *db, int64_t run_id, FILE *out)
@@ -789,11 +848,11 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 	phases = json_array();
 	for (i = 0; i < rep.nphases; i++)
 		json_array_append_new(phases, json_phase(&rep.phases[i]));
-	root = json_pack("{s:o, s:o, s:o}", "run", json_run(&rep.run), "baseline",
-			 jstr_or_null(rep.baseline), "phases", phases);
+	root = json_object();
+	jset(root, "run", json_run(&rep.run));
+	jset(root, "baseline", jstr_or_null(rep.baseline));
+	jset(root, "phases", phases);
 	report_free(&rep);
-	if (root == NULL)
-		fatalx("building the JSON report failed");
 	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);
 	if (rc == 0)

@@ -108,8 +108,9 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 			ex->phase_json = xstrdup("null");
 		ex->phase_id = ph->id;
 	}
-	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,\"seq\":%lld,"
-		    "\"started_at\":\"%s\",\"wall_ms\":",
+	fprintf(fp,
+		"%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,"
+		"\"seq\":%lld,\"started_at\":\"%s\",\"wall_ms\":",
 		ex->rows ? "," : "", (long long)run_id, ph->round, ex->phase_json,
 		(long long)ph->id, (long long)s->seq, started);
 	json_number(fp, s->wall_ms);

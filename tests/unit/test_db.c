@@ -158,7 +158,8 @@ static int64_t write_run(struct db *db, int64_t *phase_ids)
 		s = mk_sample(phase_ids[0], i, 80 + i);
 		assert_int_equal(db_sample_insert(db, run, &s), 0);
 	}
-	assert_int_equal(db_phase_end(db, phase_ids[0], 1700000030.0, true, "ignored when valid"), 0);
+	assert_int_equal(db_phase_end(db, phase_ids[0], 1700000030.0, true, "ignored when valid"),
+			 0);
 	assert_int_equal(db_begin(db), 0);
 	for (i = 0; i < 4; i++) {
 		s = mk_sample(phase_ids[1], i, 190 + i);

@@ -242,7 +242,8 @@ static void test_text(void **state)
 	assert_non_null(strstr(buf, "Phase"));
 	line = strndup(table_line(buf, "none"), strcspn(table_line(buf, "none"), "\n"));
 	/* Phase Time CPU% Loads LCPU% Ratio n median p95 p99 max sd CI missed failed */
-	n = sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+	n = sscanf(line,
+		   "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
 		   w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
 		   w[13], w[14]);
 	assert_int_equal(n, 15);
