@@ -6,8 +6,9 @@
 
 #include <sys/types.h>
 
-/* Grace between SIGTERM and SIGKILL for a program a loader runs. */
-#define EXEC_GRACE_MS 2000
+/* Grace between SIGTERM and SIGKILL for a program a loader runs: within
+ * loadd's own grace, so the loader still removes its files after it. */
+#define EXEC_GRACE_MS 1000
 
 /* Where execvp() would find name: a name with a slash is taken as it is,
  * anything else is looked up in $PATH (empty entries are the current dir).
