@@ -118,10 +118,10 @@ ctl --db "$DB" export /dev/full
 expect 1 "cannot write /dev/full" "export to a full device"
 [[ -c /dev/full ]] || fail "/dev/full is no longer a device"
 
-if [[ $(id -u) -eq 0 ]]; then
-	# A filesystem that fills up half-way: the old file stays as it was.
-	mkdir "$T/small"
-	mount -t tmpfs -o size=64k tmpfs "$T/small" || skip "cannot mount a tmpfs"
+# A filesystem that fills up half-way (needs root to mount a tmpfs): the old
+# file stays as it was.
+mkdir "$T/small"
+if [[ $(id -u) -eq 0 ]] && mount -t tmpfs -o size=64k tmpfs "$T/small"; then
 	trap 'umount "$T/small" 2>/dev/null || true; cleanup' EXIT
 	echo "old" >"$T/small/results.csv"
 	dd if=/dev/zero of="$T/small/filler" bs=4k 2>/dev/null || true
@@ -130,5 +130,7 @@ if [[ $(id -u) -eq 0 ]]; then
 	[[ $(cat "$T/small/results.csv") == old ]] || fail "the old export was damaged"
 	[[ ! -e "$T/small/results.csv.tmp" ]] || fail "the temp file was left on a full filesystem"
 	umount "$T/small"
+else
+	echo "note: not root or no tmpfs: the full-filesystem export was not tried" >&2
 fi
 echo "ok: $n samples"
