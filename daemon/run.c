@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "log.h"
+#include "parse.h"
 #include "probe.h"
 #include "procfs.h"
 #include "stats.h"
