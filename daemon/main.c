@@ -252,16 +252,21 @@ int main(int argc, char **argv)
 	profile_path = profile_find(a.profile, &searched);
 	if (profile_path == NULL) {
 		fprintf(stderr, "loadd: no profile '%s' (looked for %s)\n", a.profile, searched);
+		free(searched);
 		return EXIT_USAGE;
 	}
 	int problems = profile_load(profile_path, &p, loader_validate, stderr);
 	if (problems > 0) {
 		fprintf(stderr, "loadd: %s: %d problem%s; nothing was started\n", profile_path,
 			problems, problems == 1 ? "" : "s");
+		free(profile_path);
 		return EXIT_USAGE;
 	}
-	if (check_privileges(&p, a.check) > 0)
+	if (check_privileges(&p, a.check) > 0) {
+		profile_free(&p);
+		free(profile_path);
 		return EXIT_USAGE;
+	}
 	if (a.check) {
 		print_plan(&p);
 		profile_free(&p);
