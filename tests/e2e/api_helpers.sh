@@ -1,6 +1,10 @@
 # Sourced (after lib.sh) by the control API tests: HTTP over the test's
 # socket with curl, and a Python 3 that can parse Prometheus text.
 
+# The interpreter itself, not a version manager's shim: each start of a
+# shim costs a second on a machine busy with the test's own load.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+
 # A long profile: a short quiet phase, then a small cpu load, so the status
 # has a phase, samples and a load's counters for as long as a test needs.
 api_profile() {
@@ -35,7 +39,7 @@ expect_json() {
 	local code=$1 method=$2 target=$3 got
 	got=$(http "$method" "$target") || fail "$method $target: curl failed"
 	[[ $got == "$code" ]] || fail "$method $target: $got, want $code: $(cat "$T/body")"
-	python3 -m json.tool "$T/body" >/dev/null || fail "$method $target: body is not JSON: $(cat "$T/body")"
+	"$PYTHON" -m json.tool "$T/body" >/dev/null || fail "$method $target: body is not JSON: $(cat "$T/body")"
 	grep -qi '^content-type: application/json' "$T/headers" ||
 		fail "$method $target: not application/json: $(cat "$T/headers")"
 }
@@ -48,7 +52,7 @@ wait_for_api() {
 		kill -0 "$LOADD_PID" 2>/dev/null ||
 			fail "loadd died: $(cat "$T/loadd.err" "$T/loadd.log" 2>/dev/null)"
 		if [[ $(http GET /v1/status 2>/dev/null) == 200 ]] &&
-			python3 - "$T/body" <<'PY' 2>/dev/null; then
+			"$PYTHON" - "$T/body" <<'PY' 2>/dev/null; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["phase"]["name"] == "cpu" and d["phase"]["jobs"] >= 2 and d["loads"]
@@ -78,7 +82,7 @@ wait_for_exit() {
 # PATH is another one).
 prometheus_python() {
 	local py
-	for py in python3 /usr/bin/python3; do
+	for py in "$PYTHON" /usr/bin/python3; do
 		if "$py" -c 'import prometheus_client.parser' 2>/dev/null; then
 			echo "$py"
 			return 0
@@ -92,9 +96,8 @@ prometheus_python() {
 # buckets, +Inf equal to the count), the cpu load's counters, the phase info
 # and, where the kernel has PSI, the pressure gauges.
 check_metrics() {
-	local py
-	py=$(prometheus_python) || exit 1
-	"$py" - "$1" <<'PY' || fail "/metrics is not what it should be: $(head -c 3000 "$1")"
+	[[ -n ${PROM_PYTHON:-} ]] || PROM_PYTHON=$(prometheus_python) || exit 1
+	"$PROM_PYTHON" - "$1" <<'PY' || fail "/metrics is not what it should be: $(head -c 3000 "$1")"
 import math, os, sys
 from prometheus_client.parser import text_string_to_metric_families
 

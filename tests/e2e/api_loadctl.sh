@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/api_helpers.sh"
 
 # A stale socket, as a crashed loadd leaves it: bound, nobody listening.
-python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$SOCK"
+"$PYTHON" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$SOCK"
 [[ -S $SOCK ]] || fail "could not make a stale socket"
 
 start_loadd --profile "$(api_profile)"
@@ -22,7 +22,7 @@ grep -Eq "phase 2 of 2: cpu .*probing" "$T/status" || fail "status has no phase:
 grep -Eq "^  cpu +cpu +[0-9]+ +0 +[0-9]+ " "$T/status" || fail "status has no load row: $(cat "$T/status")"
 grep -q "latest jobs of phase cpu" "$T/status" || fail "status has no jobs: $(cat "$T/status")"
 "$LOADCTL" status --json --socket "$SOCK" >"$T/status.json" || fail "loadctl status --json failed"
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["run"]["id"] == 1' "$T/status.json" ||
+"$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["run"]["id"] == 1' "$T/status.json" ||
 	fail "status --json: $(cat "$T/status.json")"
 
 # A second loadd on the same socket refuses, before it makes its database.
@@ -60,7 +60,7 @@ for cmd in status stop; do
 	[[ ! -s $T/out ]] || fail "loadctl $cmd printed: $(cat "$T/out")"
 done
 # The stale socket again: nobody answers there either.
-python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$SOCK"
+"$PYTHON" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()' "$SOCK"
 status=0
 "$LOADCTL" status --socket "$SOCK" 2>"$T/err" || status=$?
 [[ $status == 1 ]] && grep -q "no loadd running" "$T/err" || fail "stale socket: $status $(cat "$T/err")"

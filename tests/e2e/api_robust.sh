@@ -9,7 +9,7 @@ source "$(dirname "$0")/api_helpers.sh"
 start_loadd --profile "$(api_profile)"
 wait_for_api
 
-python3 - "$SOCK" "$DB" <<'PY' || fail "loadd mishandled a bad request; its log: $(cat "$T/loadd.err")"
+"$PYTHON" - "$SOCK" "$DB" <<'PY' || fail "loadd mishandled a bad request; its log: $(cat "$T/loadd.err")"
 import socket, sqlite3, sys, time
 
 path, db = sys.argv[1], sys.argv[2]

@@ -18,7 +18,7 @@ else
 fi
 
 expect_json 200 GET /v1/status
-python3 - "$T/body" <<'PY' || fail "status document: $(cat "$T/body")"
+"$PYTHON" - "$T/body" <<'PY' || fail "status document: $(cat "$T/body")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["api"] == 1
@@ -35,12 +35,12 @@ seqs = [s["seq"] for s in d["samples"]]
 assert seqs == sorted(seqs), seqs
 assert d["metrics_listen"].startswith("127.0.0.1:"), d["metrics_listen"]
 PY
-port=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["metrics_listen"].split(":")[1])' "$T/body")
+port=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["metrics_listen"].split(":")[1])' "$T/body")
 
 [[ $(http HEAD /v1/status -I) == 200 ]] || fail "HEAD /v1/status"
 
 expect_json 200 GET /v1/runs
-python3 - "$T/body" <<'PY' || fail "runs document: $(cat "$T/body")"
+"$PYTHON" - "$T/body" <<'PY' || fail "runs document: $(cat "$T/body")"
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
 assert [(r["id"], r["status"], r["profile"]) for r in runs] == [(1, "running", "api")], runs
@@ -65,7 +65,7 @@ expect_json 405 DELETE /v1/runs
 expect_json 405 PUT /metrics
 expect_json 405 GET /v1/stop
 grep -qi '^allow: POST' "$T/headers" || fail "405 without Allow: POST: $(cat "$T/headers")"
-python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["error"]' "$T/body" ||
+"$PYTHON" -c 'import json, sys; assert json.load(open(sys.argv[1]))["error"]' "$T/body" ||
 	fail "error body without an error: $(cat "$T/body")"
 
 # The TCP listener: /metrics, and nothing else.
@@ -77,7 +77,7 @@ check_metrics "$T/body"
 [[ $(tcp -I "http://127.0.0.1:$port/metrics") == 200 ]] || fail "TCP HEAD /metrics"
 for target in /v1/status /v1/runs /v1/stop /; do
 	[[ $(tcp "http://127.0.0.1:$port$target") == 404 ]] || fail "TCP GET $target: not 404"
-	python3 -m json.tool "$T/body" >/dev/null || fail "TCP 404 body is not JSON"
+	"$PYTHON" -m json.tool "$T/body" >/dev/null || fail "TCP 404 body is not JSON"
 done
 [[ $(tcp -X POST "http://127.0.0.1:$port/v1/stop") == 404 ]] || fail "TCP POST /v1/stop: not 404"
 [[ $(tcp -X POST "http://127.0.0.1:$port/metrics") == 405 ]] || fail "TCP POST /metrics: not 405"
@@ -85,7 +85,7 @@ kill -0 "$LOADD_PID" || fail "loadd stopped by a request on the TCP listener"
 
 # POST /v1/stop: 202, then the run ends as aborted and loadd exits 0.
 expect_json 202 POST /v1/stop
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d == {"run_id": 1, "status": "stopping"}, d' "$T/body" ||
+"$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d == {"run_id": 1, "status": "stopping"}, d' "$T/body" ||
 	fail "stop reply: $(cat "$T/body")"
 wait_for_exit
 [[ $LOADD_STATUS == 0 ]] || fail "loadd exited $LOADD_STATUS after a stop through the API, want 0"
