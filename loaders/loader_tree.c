@@ -1,6 +1,9 @@
 /* The tree loader: tar a directory tree into an archive in the load's
  * scratch dir, extract the archive into a scratch dir beside it, remove both,
- * again. A cycle is one tar plus one untar; bytes are the archive's size.
+ * again. A cycle is one tar plus one untar; bytes are the archive's bytes
+ * tar wrote and then read back, twice its size a cycle. GNU tar reports
+ * every 100 records (--checkpoint), so a big tree shows progress within a
+ * step; another tar counts each step's bytes when it ends.
  * The tree is by default one of its own, generated from `tree` like the
  * probe's tree but in a directory of its own (tarring the probe's tree would
  * keep it in the page cache and hide what a cold-cache phase measures); it
@@ -175,13 +178,69 @@ static bool inside(const char *path, const char *dir)
 	return in;
 }
 
-/* Runs tar once; 0 when it did its job, else -1 (stopped, or failed with an
- * event). Exit status 1 of tar -c ("file changed as we read it", a live
- * source) still made an archive: counted as an error, not as a failure. */
-static int run_tar(const struct loader_ctx *ctx, char *const argv[], bool creating)
+/* GNU tar's records with its default blocking factor (-b 20). */
+#define TAR_RECORD 10240
+#define TAR_CHECKPOINT 100
+
+/* One run of tar: the bytes of the archive counted so far. */
+struct tar_step {
+	struct loader_shm *shm;
+	uint64_t counted;
+};
+
+/* "tar: #300": checkpoint 300, 300 records through the archive. */
+static int tar_line(void *arg, const char *line)
 {
+	struct tar_step *step = arg;
+	const char *mark = strrchr(line, '#');
+	unsigned long records;
+	char extra;
+
+	if (mark == NULL || mark < line + 2 || mark[-1] != ' ' || mark[-2] != ':' ||
+	    sscanf(mark + 1, "%lu%c", &records, &extra) != 1)
+		return 0;
+	if ((uint64_t)records * TAR_RECORD > step->counted) {
+		loader_progress(step->shm, 0, (uint64_t)records * TAR_RECORD - step->counted, 0);
+		step->counted = (uint64_t)records * TAR_RECORD;
+	}
+	return 1;
+}
+
+static int gnu_line(void *arg, const char *line)
+{
+	if (strstr(line, "GNU tar") != NULL)
+		*(bool *)arg = true;
+	return 1;
+}
+
+/* Only GNU tar has --checkpoint. */
+static bool tar_is_gnu(char *tar)
+{
+	char *const argv[] = { tar, "--version", NULL };
+	struct exec_child child;
+	char *err = NULL;
+	bool gnu = false;
+
+	if (exec_start(argv, &child, &err) < 0) {
+		free(err);
+		return false;
+	}
+	exec_finish(&child, gnu_line, &gnu);
+	return gnu;
+}
+
+/* Runs tar once and counts the archive's bytes (when creating, the size of
+ * the archive it made goes to *archive_bytes); 0 when it did its job, else
+ * -1 (stopped, or failed with an event). Exit status 1 of tar -c ("file
+ * changed as we read it", a live source) still made an archive: counted as
+ * an error, not as a failure. */
+static int run_tar(const struct loader_ctx *ctx, char *const argv[], bool creating,
+		   const char *archive, uint64_t *archive_bytes)
+{
+	struct tar_step step = { .shm = ctx->shm };
 	struct exec_child child;
 	char *err = NULL, how[64];
+	struct stat st;
 	int status;
 
 	if (exec_start(argv, &child, &err) < 0) {
@@ -189,27 +248,38 @@ static int run_tar(const struct loader_ctx *ctx, char *const argv[], bool creati
 		free(err);
 		return -1;
 	}
-	status = exec_finish(&child, NULL, NULL);
+	status = exec_finish(&child, tar_line, &step);
 	if (status < 0)
 		return -1;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (creating && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > (creating ? 1 : 0)) {
+		exec_status_text(status, how, sizeof how);
 		loader_error(ctx->shm);
-		return 0;
+		loader_event(ctx, "error", "tar -%s ended with %s%s%s", creating ? "c" : "x", how,
+			     child.last_line[0] ? ": " : "", child.last_line);
+		return -1;
 	}
-	exec_status_text(status, how, sizeof how);
-	loader_error(ctx->shm);
-	loader_event(ctx, "error", "tar -%s ended with %s%s%s", creating ? "c" : "x", how,
-		     child.last_line[0] ? ": " : "", child.last_line);
-	return -1;
+	if (WEXITSTATUS(status) == 1)
+		loader_error(ctx->shm);
+	if (creating) {
+		if (stat(archive, &st) < 0) {
+			loader_event(ctx, "error", "tar made no archive %s: %s", archive,
+				     strerror(errno));
+			return -1;
+		}
+		*archive_bytes = (uint64_t)st.st_size;
+	}
+	if (*archive_bytes > step.counted)
+		loader_progress(ctx->shm, 0, *archive_bytes - step.counted, 0);
+	return 0;
 }
 
 static int tree_run(const struct loader_ctx *ctx)
 {
 	const struct tree_config *cfg = ctx->config;
-	char *tar, *source, *archive, *extract;
-	struct stat st;
+	char *tar, *source, *archive, *extract, checkpoint[32], action[40];
+	char *create_argv[12], *extract_argv[12];
+	size_t nc = 0, nx = 0;
+	bool gnu;
 	int rc = 1;
 
 	tar = program_find("tar");
@@ -231,27 +301,43 @@ static int tree_run(const struct loader_ctx *ctx)
 	}
 	archive = xasprintf("%s/tree.tar", ctx->dir);
 	extract = xasprintf("%s/extract", ctx->dir);
-	char *const create_argv[] = { tar, "-cf", archive, "-C", source, ".", NULL };
-	char *const extract_argv[] = { tar, "-xf", archive, "-C", extract, NULL };
+	snprintf(checkpoint, sizeof checkpoint, "--checkpoint=%d", TAR_CHECKPOINT);
+	snprintf(action, sizeof action, "--checkpoint-action=echo=#%%u");
+	gnu = tar_is_gnu(tar);
+	create_argv[nc++] = tar;
+	extract_argv[nx++] = tar;
+	if (gnu) {
+		create_argv[nc++] = checkpoint;
+		create_argv[nc++] = action;
+		extract_argv[nx++] = checkpoint;
+		extract_argv[nx++] = action;
+	}
+	create_argv[nc++] = "-b";
+	create_argv[nc++] = "20";
+	create_argv[nc++] = "-cf";
+	create_argv[nc++] = archive;
+	create_argv[nc++] = "-C";
+	create_argv[nc++] = source;
+	create_argv[nc++] = ".";
+	create_argv[nc] = NULL;
+	extract_argv[nx++] = "-b";
+	extract_argv[nx++] = "20";
+	extract_argv[nx++] = "-xf";
+	extract_argv[nx++] = archive;
+	extract_argv[nx++] = "-C";
+	extract_argv[nx++] = extract;
+	extract_argv[nx] = NULL;
 
 	while (!loader_stopping()) {
-		uint64_t size;
+		uint64_t archive_bytes = 0;
 
-		if (run_tar(ctx, create_argv, true) < 0)
+		if (run_tar(ctx, create_argv, true, archive, &archive_bytes) < 0)
 			break;
-		if (stat(archive, &st) < 0) {
-			loader_event(ctx, "error", "tar made no archive %s: %s", archive,
-				     strerror(errno));
-			break;
-		}
-		/* Counted now: a big tree shows progress between its two tars. */
-		size = (uint64_t)st.st_size;
-		loader_progress(ctx->shm, 0, size, 0);
 		if (mkdir(extract, 0755) < 0) {
 			loader_event(ctx, "error", "cannot create %s: %s", extract, strerror(errno));
 			break;
 		}
-		if (run_tar(ctx, extract_argv, false) < 0)
+		if (run_tar(ctx, extract_argv, false, archive, &archive_bytes) < 0)
 			break;
 		if (remove_tree(extract) < 0 || unlink(archive) < 0) {
 			loader_event(ctx, "error", "cannot remove the copy of the tree in %s: %s",
