@@ -1,6 +1,7 @@
 /* The memory loader (the paper's and interbench's memory load): allocate
  * 1 MiB chunks up to `size`, fill each with memset so that it is really
- * resident, then memcpy one half onto the other, over and over. With the
+ * resident, then memcpy one half onto the other, over and over (a pass
+ * each way in turn). With the
  * paper's size, ram+swap-64M, the OOM killer is expected to take it; the
  * supervisor restarts it after a back-off. */
 #include <errno.h>
@@ -17,9 +18,10 @@
 #include "loader_file.h"
 #include "parse.h"
 #include "procfs.h"
-#include "xalloc.h"
 
 #define CHUNK (1ULL << 20)
+/* The most one memcpy call copies (see memory_run). */
+#define COPY_SPAN (512ULL << 20)
 
 struct memory_config {
 	struct size_spec size;
@@ -27,7 +29,7 @@ struct memory_config {
 
 static const struct option_def memory_options[] = {
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct memory_config, size),
-	  .def = "50%", .min = 2 * CHUNK, .max = INT64_MAX,
+	  .def = "50%", .min = 2 * CHUNK, .max = LLONG_MAX,
 	  .help = "memory to fill and copy: 2G, 60% of RAM, or a formula of ram and swap; "
 		  "ram+swap-64M is the paper's (expect OOM kills)" },
 	{ .key = NULL },
@@ -142,62 +144,93 @@ static void memory_announce(const struct loader_ctx *ctx, const struct memory_co
 		     avail, swap_free, swap_total, cgroup, verdict);
 }
 
+/* Maps and fills chunk k of each half, so that the halves stay the same
+ * size whenever the kernel refuses more memory. false when it refused. */
+static bool memory_fill_pair(char *const half[2], uint64_t k)
+{
+	for (int h = 0; h < 2; h++) {
+		char *c = mmap(half[h] + k * CHUNK, CHUNK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+		if (c == MAP_FAILED)
+			return false;
+		memset(c, (int)((2 * k + (uint64_t)h) % 255) + 1, CHUNK);
+	}
+	return true;
+}
+
 static int memory_run(const struct loader_ctx *ctx)
 {
 	const struct memory_config *cfg = ctx->config;
 	struct meminfo mi;
-	uint64_t nchunks, filled = 0, half;
-	char **chunks;
+	uint64_t pairs, filled = 0, bytes;
+	char *half[2];
 	int dir = 0;
 
 	if (procfs_read_meminfo(&mi) < 0) {
 		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
 		return 1;
 	}
-	nchunks = memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total));
-	memory_announce(ctx, cfg, &mi, nchunks * CHUNK);
-	if (nchunks < 2) {
+	pairs = memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total)) / 2;
+	memory_announce(ctx, cfg, &mi, 2 * pairs * CHUNK);
+	if (pairs == 0) {
 		loader_event(ctx, "error", "size comes to less than 2 MiB on this machine");
 		return 1;
 	}
-	chunks = xcalloc(nchunks, sizeof *chunks);
-	/* One mapping per chunk, as the paper's malloc of 1 MiB blocks; the
-	 * fill makes every page resident. Filling is progress too: under the
-	 * paper's size it may be all the load ever does before the OOM kill. */
-	for (; filled < nchunks && !loader_stopping(); filled++) {
-		char *c = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (c == MAP_FAILED) {
+	/* Each half is a range of address space reserved up front, without
+	 * memory behind it (PROT_NONE is not committed); its 1 MiB chunks are
+	 * then mapped and filled one by one, so memory is taken and made
+	 * resident a chunk at a time, as the paper's malloc of 1 MiB blocks
+	 * did, yet each half ends up in one piece for the copy. */
+	for (int h = 0; h < 2; h++) {
+		half[h] = mmap(NULL, pairs * CHUNK, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (half[h] == MAP_FAILED) {
+			loader_event(ctx, "error", "cannot reserve address space for %llu MiB: %s",
+				     (unsigned long long)pairs, strerror(errno));
+			if (h == 1)
+				munmap(half[0], pairs * CHUNK);
+			return 1;
+		}
+	}
+	/* Filling is progress too: under the paper's size it may be all the
+	 * load ever does before the OOM kill. */
+	for (; filled < pairs && !loader_stopping(); filled++) {
+		if (!memory_fill_pair(half, filled)) {
 			char got[32];
 
-			format_bytes(filled * CHUNK, got, sizeof got);
+			format_bytes(2 * filled * CHUNK, got, sizeof got);
 			loader_event(ctx, "info", "allocation refused after %s (%s): copying that much",
 				     got, strerror(errno));
 			break;
 		}
-		memset(c, (int)(filled % 255) + 1, CHUNK);
-		chunks[filled] = c;
-		loader_progress(ctx->shm, 0, 0, 1);
+		loader_progress(ctx->shm, 0, 0, 2);
 	}
-	nchunks = filled - filled % 2;
-	half = nchunks / 2;
-	while (half > 0 && !loader_stopping()) {
-		char **from = dir == 0 ? chunks : chunks + half;
-		char **to = dir == 0 ? chunks + half : chunks;
-		uint64_t i;
+	/* glibc's memcpy moves a long block with non-temporal stores, several
+	 * streams at once; 1 MiB at a time it goes through the caches and
+	 * copies about half as fast. So each call covers up to COPY_SPAN: long
+	 * enough for the fast path, short enough to see a stop within a
+	 * fraction of a second. */
+	bytes = filled * CHUNK;
+	while (bytes > 0 && !loader_stopping()) {
+		const char *from = half[dir];
+		char *to = half[dir ^ 1];
+		uint64_t off = 0;
 
-		for (i = 0; i < half && !loader_stopping(); i++) {
-			memcpy(to[i], from[i], CHUNK);
-			loader_progress(ctx->shm, 0, CHUNK, 0);
+		while (off < bytes && !loader_stopping()) {
+			uint64_t n = bytes - off < COPY_SPAN ? bytes - off : COPY_SPAN;
+
+			memcpy(to + off, from + off, n);
+			off += n;
+			loader_progress(ctx->shm, 0, n, 0);
 		}
-		if (i < half)
+		if (off < bytes)
 			break;
 		loader_progress(ctx->shm, 1, 0, 0);
 		dir ^= 1;
 	}
-	for (uint64_t i = 0; i < filled; i++)
-		munmap(chunks[i], CHUNK);
-	free(chunks);
+	munmap(half[0], pairs * CHUNK);
+	munmap(half[1], pairs * CHUNK);
 	return 0;
 }
 
