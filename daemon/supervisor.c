@@ -225,7 +225,7 @@ static void __attribute__((noreturn)) load_child(struct load *l, pid_t parent)
 {
 	struct loader_ctx ctx;
 	sigset_t none;
-	int devnull;
+	int devnull, event_fd;
 
 	setpgid(0, 0);
 	/* The parent may have died before prctl(): then no signal will come. */
@@ -239,14 +239,18 @@ static void __attribute__((noreturn)) load_child(struct load *l, pid_t parent)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
+	/* The event pipe moves out of the way first: stdin or stdout may be
+	 * what it is if loadd started with them closed. */
+	event_fd = fcntl(l->event_pipe[1], F_DUPFD_CLOEXEC, CHILD_EVENT_FD + 1);
+	if (event_fd < 0)
+		_exit(127);
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull >= 0) {
 		dup2(devnull, STDIN_FILENO);
 		dup2(devnull, STDOUT_FILENO);
 	}
-	if (l->event_pipe[1] != CHILD_EVENT_FD && dup2(l->event_pipe[1], CHILD_EVENT_FD) < 0)
+	if (dup3(event_fd, CHILD_EVENT_FD, O_CLOEXEC) < 0)
 		_exit(127);
-	fcntl(CHILD_EVENT_FD, F_SETFD, FD_CLOEXEC);
 	if (close_range(CHILD_EVENT_FD + 1, ~0U, 0) < 0) {
 		for (int fd = CHILD_EVENT_FD + 1; fd < 65536; fd++)
 			close(fd);

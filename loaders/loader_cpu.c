@@ -382,6 +382,46 @@ static int ring_start_processes(struct ring *ring)
 	return 0;
 }
 
+/* A member that left because a neighbour had gone is not the news. */
+static bool death_is_cause(int status)
+{
+	return !WIFEXITED(status) || WEXITSTATUS(status) != MEMBER_EXIT_BROKEN;
+}
+
+/* Reports why the ring broke, given the first death seen. A killed member
+ * closes its pipes before it becomes a zombie, so a neighbour's exit can be
+ * seen first: the others that died meanwhile are looked at, for a short
+ * while, to name the one that caused it. */
+static void report_ring_broken(struct ring *ring, int index, pid_t pid, int status)
+{
+	int64_t deadline = mono_ns() + 200 * NSEC_PER_MSEC;
+	const struct timespec pause = { .tv_nsec = 5 * NSEC_PER_MSEC };
+	char why[96];
+
+	while (!death_is_cause(status) && mono_ns() < deadline) {
+		int st;
+		pid_t r = waitpid(-1, &st, WNOHANG);
+		struct member *m;
+
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0) {
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		if ((m = member_by_pid(ring, r)) == NULL)
+			continue;
+		m->pid = 0;
+		if (death_is_cause(st)) {
+			index = m->index;
+			pid = r;
+			status = st;
+		}
+	}
+	describe_member_death(status, why, sizeof why);
+	loader_event(ring->ctx, "error", "ring broken: member %d (pid %d) %s", index, (int)pid, why);
+}
+
 static int ring_run_processes(struct ring *ring)
 {
 	int status, rc = 0;
@@ -392,7 +432,6 @@ static int ring_run_processes(struct ring *ring)
 		return 1;
 	}
 	while (!loader_stopping()) {
-		char why[96];
 		struct member *m;
 
 		pid = waitpid(-1, &status, 0);
@@ -406,9 +445,7 @@ static int ring_run_processes(struct ring *ring)
 		m->pid = 0;
 		if (loader_stopping())
 			break;
-		describe_member_death(status, why, sizeof why);
-		loader_event(ring->ctx, "error", "ring broken: member %d (pid %d) %s", m->index,
-			     (int)pid, why);
+		report_ring_broken(ring, m->index, pid, status);
 		rc = 1;
 		break;
 	}
