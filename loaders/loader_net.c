@@ -355,13 +355,20 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 {
 	struct net_server *s = arg;
 	struct signalfd_siginfo si;
+	bool stop = false, child = false;
 
 	while (read(fd, &si, sizeof si) == sizeof si) {
 		if (si.ssi_signo == SIGCHLD)
-			reap_clients(s);
+			child = true;
 		else
-			event_base_loopbreak(s->base);
+			stop = true;
 	}
+	/* A stop reaches the whole group: clients dying of it are no news (and
+	 * their SIGTERM is always read first: lower signals come out first). */
+	if (stop)
+		event_base_loopbreak(s->base);
+	else if (child)
+		reap_clients(s);
 }
 
 static int serve(struct net_server *s, int listen_fd)
