@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,6 +37,8 @@
 #define API_MAX_HEADERS 8192
 #define API_MAX_BODY 4096           /* no route takes a body */
 #define API_STOP_FALLBACK_MS 1000   /* stop even when the 202 never reaches its client */
+#define API_ACCEPT_PAUSE_MS 1000    /* out of fds: stop accepting this long */
+#define API_FD_LIMIT 8192
 
 /* ---- the listening sockets ---- */
 
@@ -296,13 +299,23 @@ struct load_tick {
 	bool has_rates;
 };
 
+/* One listening socket and evhttp server. When accept() fails for want of
+ * fds the listener pauses, rather than waking the loop again at once. */
+struct api_server {
+	struct api *api;
+	struct evhttp *http;
+	struct evconnlistener *lev;
+	struct event *resume;
+	const char *where;
+};
+
 struct api {
 	struct api_view view;
 	const struct profile *profile;
 	struct db *db;
 	struct supervisor *sv;
-	struct evhttp *http;          /* the Unix socket: every route */
-	struct evhttp *metrics_http;  /* --listen: /metrics only */
+	struct api_server unix_server;   /* every route */
+	struct api_server tcp_server;    /* --listen: /metrics only */
 	int64_t start_ns;             /* CLOCK_MONOTONIC at the run's start */
 	int64_t phase_start_ns;
 
@@ -592,25 +605,89 @@ static void on_tcp_request(struct evhttp_request *req, void *arg)
 	 EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |   \
 	 EVHTTP_REQ_PATCH)
 
-static struct evhttp *serve_on(struct api *api, struct event_base *base, int fd,
-			       void (*cb)(struct evhttp_request *, void *))
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
 {
-	struct evhttp *http = evhttp_new(base);
-	struct evconnlistener *lev;
+	struct api_server *srv = arg;
 
-	if (http == NULL)
+	evconnlistener_enable(srv->lev);
+}
+
+/* evhttp owns the listeners' callback argument, so their error callback
+ * finds its server here. */
+static struct api_server *servers[2];
+
+static void on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct api_server *srv = NULL;
+	struct timeval pause = { API_ACCEPT_PAUSE_MS / 1000, API_ACCEPT_PAUSE_MS % 1000 * 1000 };
+	int err = EVUTIL_SOCKET_ERROR();
+
+	for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++)
+		if (servers[i] != NULL && servers[i]->lev == lev)
+			srv = servers[i];
+	if (srv == NULL)
+		return;
+	log_warn("control API on %s: cannot accept a connection: %s; pausing for %d ms",
+		 srv->where, strerror(err), API_ACCEPT_PAUSE_MS);
+	evconnlistener_disable(lev);
+	evtimer_add(srv->resume, &pause);
+}
+
+static void serve_on(struct api_server *srv, struct api *api, struct event_base *base, int fd,
+		     const char *where, void (*cb)(struct evhttp_request *, void *))
+{
+	srv->api = api;
+	srv->where = where;
+	srv->http = evhttp_new(base);
+	srv->resume = evtimer_new(base, on_accept_resume, srv);
+	if (srv->http == NULL || srv->resume == NULL)
 		fatalx("cannot create the control API's HTTP server");
 	/* The fd stays ours (no LEV_OPT_CLOSE_ON_FREE): it is closed, and the
 	 * socket file removed, only once the run is recorded as ended. */
-	lev = evconnlistener_new(base, NULL, NULL, LEV_OPT_CLOSE_ON_EXEC, 0, fd);
-	if (lev == NULL || evhttp_bind_listener(http, lev) == NULL)
+	srv->lev = evconnlistener_new(base, NULL, NULL, LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (srv->lev == NULL || evhttp_bind_listener(srv->http, srv->lev) == NULL)
 		fatalx("cannot serve the control API");
-	evhttp_set_allowed_methods(http, API_ALL_METHODS);
-	evhttp_set_max_headers_size(http, API_MAX_HEADERS);
-	evhttp_set_max_body_size(http, API_MAX_BODY);
-	evhttp_set_timeout(http, API_TIMEOUT_S);
-	evhttp_set_gencb(http, cb, api);
-	return http;
+	evconnlistener_set_error_cb(srv->lev, on_accept_error);
+	for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++) {
+		if (servers[i] == NULL) {
+			servers[i] = srv;
+			break;
+		}
+	}
+	evhttp_set_allowed_methods(srv->http, API_ALL_METHODS);
+	evhttp_set_max_headers_size(srv->http, API_MAX_HEADERS);
+	evhttp_set_max_body_size(srv->http, API_MAX_BODY);
+	evhttp_set_timeout(srv->http, API_TIMEOUT_S);
+	evhttp_set_gencb(srv->http, cb, api);
+}
+
+static void server_free(struct api_server *srv)
+{
+	if (srv->http == NULL)
+		return;
+	for (size_t i = 0; i < sizeof servers / sizeof servers[0]; i++)
+		if (servers[i] == srv)
+			servers[i] = NULL;
+	/* Frees the listener too (the fd stays open). */
+	evhttp_free(srv->http);
+	event_free(srv->resume);
+}
+
+/* Clients' connections must not use up the fds the probe needs to start
+ * its job: raise the soft limit within the hard one (idle clients are
+ * dropped after API_TIMEOUT_S, and accept() pauses when fds run out anyway).
+ * Not beyond API_FD_LIMIT: the jobs and loads inherit it, and some programs
+ * still loop over every possible fd. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < API_FD_LIMIT &&
+	    rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < API_FD_LIMIT ? rl.rlim_max : API_FD_LIMIT;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_debug("cannot raise the fd limit: %s", strerror(errno));
+	}
 }
 
 struct api *api_new(const struct api_config *cfg)
@@ -618,6 +695,7 @@ struct api *api_new(const struct api_config *cfg)
 	struct api *api = xcalloc(1, sizeof *api);
 	const struct profile *p = cfg->profile;
 
+	raise_fd_limit();
 	api_view_init(&api->view, p);
 	api->view.run_id = cfg->run_id;
 	api->view.pid = getpid();
@@ -638,10 +716,12 @@ struct api *api_new(const struct api_config *cfg)
 	if (api->stop_timer == NULL)
 		fatalx("cannot create the control API's timer");
 
-	api->http = serve_on(api, cfg->base, cfg->listen->unix_fd, on_unix_request);
+	serve_on(&api->unix_server, api, cfg->base, cfg->listen->unix_fd,
+		 cfg->listen->socket_path, on_unix_request);
 	log_info("control API on %s", cfg->listen->socket_path);
 	if (cfg->listen->tcp_fd >= 0) {
-		api->metrics_http = serve_on(api, cfg->base, cfg->listen->tcp_fd, on_tcp_request);
+		serve_on(&api->tcp_server, api, cfg->base, cfg->listen->tcp_fd,
+			 cfg->listen->tcp_addr, on_tcp_request);
 		log_info("metrics on http://%s/metrics", cfg->listen->tcp_addr);
 	}
 	return api;
@@ -651,9 +731,8 @@ void api_free(struct api *api)
 {
 	if (api == NULL)
 		return;
-	evhttp_free(api->http);
-	if (api->metrics_http != NULL)
-		evhttp_free(api->metrics_http);
+	server_free(&api->unix_server);
+	server_free(&api->tcp_server);
 	event_free(api->stop_timer);
 	api_view_free(&api->view);
 	free(api->status);

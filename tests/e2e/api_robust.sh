@@ -2,7 +2,8 @@
 # No request, however malformed, large or half-sent, crashes loadd or holds
 # up its loop: after each, loadd still answers, and while a half-sent request
 # hangs on, the probe's samples keep being recorded and other requests are
-# served.
+# served. More connections than loadd has fds for make it pause accepting,
+# not spin, and it answers again once they are gone.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/api_helpers.sh"
 
@@ -120,4 +121,57 @@ expect_json 202 POST /v1/stop
 wait_for_exit
 [[ $LOADD_STATUS == 0 ]] || fail "loadd exited $LOADD_STATUS: $(cat "$T/loadd.err")"
 [[ $(sql "select status from runs where id = 1") == aborted ]] || fail "run not aborted"
-echo "ok: loadd survived every bad request"
+
+# Out of fds: a loadd allowed 64 of them, and 200 clients that send nothing.
+rm -f "$DB"*
+(ulimit -n 64 && exec "$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" --profile "$(api_profile)") \
+	2>"$T/loadd.err" &
+LOADD_PID=$!
+STARTED_PIDS+=("$LOADD_PID")
+wait_for_api
+"$PYTHON" - "$SOCK" <<'PY' || fail "loadd out of fds: $(tail -5 "$T/loadd.err")"
+import resource, socket, sys, time
+path = sys.argv[1]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+conns = []
+for _ in range(200):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    try:
+        s.connect(path)
+        conns.append(s)
+    except BlockingIOError:  # the backlog is full too
+        s.close()
+time.sleep(2)
+for s in conns:
+    s.close()
+# The closed ones wait in the backlog until loadd accepts them again.
+deadline = time.monotonic() + 30
+while True:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    try:
+        s.connect(path)
+        break
+    except BlockingIOError:
+        s.close()
+        assert time.monotonic() < deadline, "the backlog never drained"
+        time.sleep(0.1)
+s.sendall(b"GET /v1/status HTTP/1.0\r\n\r\n")
+reply = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    reply += b
+assert reply.split(b"\r\n", 1)[0].split()[1] == b"200", reply[:200]
+print("answered again after %d connections" % len(conns))
+PY
+kill -0 "$LOADD_PID" || fail "loadd died out of fds: $(tail -5 "$T/loadd.err")"
+pauses=$(grep -c "cannot accept a connection: Too many open files; pausing" "$T/loadd.err" || true)
+(( pauses >= 1 && pauses <= 10 )) || fail "accept pauses: $pauses, want 1 to 10: $(tail -5 "$T/loadd.err")"
+expect_json 202 POST /v1/stop
+wait_for_exit
+[[ $LOADD_STATUS == 0 ]] || fail "loadd exited $LOADD_STATUS: $(tail -5 "$T/loadd.err")"
+echo "ok: loadd survived every bad request, and running out of fds"
