@@ -316,8 +316,13 @@ static void on_restart(evutil_socket_t fd, short what, void *arg)
 	struct load *l = arg;
 	int64_t delay;
 
-	if (!l->active || l->pid != 0)
+	if (!l->active)
 		return;
+	if (l->pid != 0) {
+		/* Its last processes are still on their way out. */
+		schedule_restart(l, next_backoff(l));
+		return;
+	}
 	l->restarts++;
 	if (load_start(l) == 0) {
 		recordf(l, "restart", "restarted (restart %d, pid %d)", l->restarts, (int)l->pid);
@@ -643,6 +648,13 @@ int supervisor_start_phase(struct supervisor *sv, int64_t phase_id, const struct
 		l->stalled = false;
 		l->watch_from_ns = now;
 		l->backoff_ms = BACKOFF_FIRST_MS;
+		if (l->pid > 0) {
+			recordf(l, "error", "cannot start: its last processes (group %d) have not "
+				"exited yet", (int)l->pgid);
+			rc = -1;
+			schedule_restart(l, next_backoff(l));
+			continue;
+		}
 		if (load_start(l) < 0) {
 			rc = -1;
 			schedule_restart(l, next_backoff(l));
@@ -720,9 +732,16 @@ void supervisor_stop_all(struct supervisor *sv)
 	for (size_t i = 0; i < sv->nloads; i++) {
 		struct load *l = sv->loads[i];
 
-		if (l->pid > 0)
+		/* Done with the group: its number may belong to another one
+		 * soon. A top stuck past SIGKILL stays "stopping", so that its
+		 * death, when it comes, is not taken for a crash. */
+		if (l->pid > 0) {
 			log_warn("load %s: process %d survived SIGKILL (stuck in the kernel?)",
 				 l->name, (int)l->pid);
+		} else {
+			l->stopping = false;
+			l->pgid = 0;
+		}
 		if (l->active && remove_tree(l->dir) < 0)
 			log_warn("load %s: cannot remove %s: %s", l->name, l->dir, strerror(errno));
 		drain_events(l);
