@@ -68,11 +68,12 @@ static uint64_t group_cpu_ns(pid_t pgid)
 }
 
 /* Waits until the loader has completed `cycles` cycles; the time it did, or
- * -1 when it died or the deadline passed. Polls every 200 µs: a cycle lasts
- * from tens of milliseconds (a small memory pass) to seconds. */
+ * -1 when it died or the deadline passed. Polls every millisecond: a cycle
+ * lasts from tens of milliseconds (a memory pass) to seconds, and a faster
+ * poll would take CPU from the loader it times on a small machine. */
 static int64_t wait_cycles(struct loader_shm *shm, uint64_t cycles, pid_t pid, int64_t deadline)
 {
-	const struct timespec tick = { .tv_nsec = 200 * 1000 };
+	const struct timespec tick = { .tv_nsec = 1000 * 1000 };
 	int status;
 
 	while (atomic_load(&shm->cycles) < cycles) {
@@ -159,8 +160,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	/* From the end of a cycle to the end of another: the next cycle starts
-	 * right after the counter moves, so poll for that moment closely. */
+	/* From the end of a cycle (or the start) to the end of another. */
 	cpu0 = group_cpu_ns(pid);
 	bytes0 = atomic_load(&shm->bytes);
 	t0 = mono_ns();
