@@ -245,7 +245,7 @@ static void test_shipped_profiles(void **state)
 		size_t nphases;
 		int64_t total_ms;
 	} cases[] = {
-		{ "../../config/quick.conf", 1, 500, 2, 2 * (2000 + 15000) },
+		{ "../../config/quick.conf", 1, 500, 3, 3 * (2000 + 12000) },
 		{ "../../config/none.conf", 1, 1000, 1, 3000 + 30000 },
 	};
 	size_t i;
@@ -254,7 +254,7 @@ static void test_shipped_profiles(void **state)
 		struct profile p;
 		char *out;
 
-		if (load(cases[i].path, &p, NULL, &out) != 0)
+		if (load(cases[i].path, &p, loader_validate, &out) != 0)
 			fail_msg("%s:\n%s", cases[i].path, out);
 		free(out);
 		assert_int_equal(p.run.rounds, cases[i].rounds);
@@ -262,6 +262,29 @@ static void test_shipped_profiles(void **state)
 		assert_int_equal(p.nphases, cases[i].nphases);
 		assert_int_equal(profile_total_ms(&p), cases[i].total_ms);
 		assert_ptr_equal(profile_baseline(&p), &p.phases[0]);
+		profile_free(&p);
+	}
+}
+
+/* Every profile loadd ships is valid with the real loaders (fs needs dbench,
+ * which the test set-up installs). */
+static void test_every_shipped_profile(void **state)
+{
+	static const char *const names[] = { "quick", "none", "cpu", "memory", "io", "desktop",
+					     "contest" };
+	size_t i;
+
+	for (i = 0; i < NCASES(names); i++) {
+		struct profile p;
+		char path[64], *out;
+
+		snprintf(path, sizeof path, "../../config/%s.conf", names[i]);
+		if (load(path, &p, loader_validate, &out) != 0)
+			fail_msg("%s:\n%s", path, out);
+		if (strstr(out, "warning") != NULL)
+			fail_msg("%s warns:\n%s", path, out);
+		free(out);
+		assert_true(p.nphases > 0);
 		profile_free(&p);
 	}
 }
@@ -480,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_real_loaders),
+		cmocka_unit_test(test_every_shipped_profile),
 		cmocka_unit_test(test_find),
 	};
 
