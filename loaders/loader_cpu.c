@@ -5,7 +5,6 @@
  * taking a token and passing it on, as lat_ctx -s does. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,7 +16,6 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "log.h"
 #include "parse.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -64,7 +62,6 @@ static const struct option_def cpu_options[] = {
 #define MEMBER_STACK (256 * 1024)
 /* Beyond the ring's own pipes: stdio, the event pipe, a few spare. */
 #define SPARE_FDS 16
-
 
 struct ring;
 
