@@ -354,7 +354,8 @@ int main(int argc, char **argv)
 	switch (result) {
 	case RUN_COMPLETE:
 		fflush(stderr);
-		report_print(db, run_id, stdout);
+		/* A daemon's stdout is /dev/null: its report goes to the log. */
+		report_print(db, run_id, a.daemon && log_fp != NULL ? log_fp : stdout);
 		status = 0;
 		break;
 	case RUN_ABORTED:

@@ -51,4 +51,26 @@ kill -0 "$LOADD_PID" 2>/dev/null && fail "the daemon did not exit"
 [[ ! -e $SOCK ]] || fail "socket left behind"
 [[ $(sql "select status from runs") == aborted ]] || fail "run not aborted"
 grep -q "stop requested through the control API" "$T/loadd.log" || fail "the stop is not in the log"
-echo "ok: detached, logged, stopped"
+
+# A daemon's run that completes puts its report in the log.
+short=$(profile short <<'EOF2'
+[run]
+settle = 0s
+[probe]
+every = 200ms
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 1s
+EOF2
+)
+prof=$short
+daemon >/dev/null 2>"$T/err" || fail "second daemon: $(cat "$T/err")"
+LOADD_PID=$(cat "$T/loadd.pid")
+STARTED_PIDS+=("$LOADD_PID")
+for ((i = 0; i < 300; i++)); do
+	kill -0 "$LOADD_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$LOADD_PID" 2>/dev/null && fail "the short daemon run did not end"
+grep -q "^Run       2 (complete)" "$T/loadd.log" || fail "no report in the log: $(tail -20 "$T/loadd.log")"
+echo "ok: detached, logged, stopped; a complete run's report in the log"
