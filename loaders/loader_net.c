@@ -13,6 +13,7 @@
 #include <event2/http.h>
 #include <event2/listener.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,13 +90,17 @@ int net_listen_loopback(uint16_t *port, char **err)
 	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = 0,
 				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t addrlen = sizeof addr;
-	int fd, saved;
+	int fd, saved, one = 1;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		*err = xasprintf("cannot make a TCP socket: %s", strerror(errno));
 		return -1;
 	}
+	/* Accepted sockets inherit it: a reply's last small segment goes out
+	 * at once instead of waiting for the client's delayed ACK (Nagle),
+	 * which held each kept-alive transfer up for milliseconds. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
 		*err = xasprintf("cannot bind 127.0.0.1 (any port): %s", strerror(errno));
 		goto fail;
