@@ -329,7 +329,8 @@ int host_info_read(struct host_info *out)
 	return 0;
 }
 
-int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *ticks)
+int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *own_ticks,
+			  uint64_t *child_ticks)
 {
 	const char *p = strrchr(text, ')');
 	uint64_t utime, stime, v;
@@ -357,8 +358,8 @@ int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *ticks)
 	if ((p = scan_u64(p, &utime)) == NULL || (p = scan_u64(p, &stime)) == NULL ||
 	    (p = scan_i64(p, &cutime)) == NULL || (p = scan_i64(p, &cstime)) == NULL)
 		return -1;
-	*ticks = utime + stime + (uint64_t)(cutime > 0 ? cutime : 0) +
-		 (uint64_t)(cstime > 0 ? cstime : 0);
+	*own_ticks = utime + stime;
+	*child_ticks = (uint64_t)(cutime > 0 ? cutime : 0) + (uint64_t)(cstime > 0 ? cstime : 0);
 	return 0;
 }
 
@@ -373,24 +374,21 @@ static bool all_digits(const char *s)
 }
 
 /* One /proc/PID/stat, or -1 when the process is gone. */
-static int group_read_pid(int proc_fd, const char *pid, pid_t *pgrp, uint64_t *ticks)
+static ssize_t read_at(int dir_fd, const char *path, char *buf, size_t len)
 {
-	char path[64], buf[1024];
-	ssize_t len;
-	int fd;
+	ssize_t n;
+	int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
 
-	snprintf(path, sizeof path, "%s/stat", pid);
-	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	do
-		len = read(fd, buf, sizeof buf - 1);
-	while (len < 0 && errno == EINTR);
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
 	close(fd);
-	if (len <= 0)
+	if (n <= 0)
 		return -1;
-	buf[len] = '\0';
-	return procfs_parse_pid_stat(buf, pgrp, ticks);
+	buf[n] = '\0';
+	return n;
 }
 
 static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
@@ -398,39 +396,60 @@ static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
 	return ticks / hz * NSEC_PER_SEC + ticks % hz * NSEC_PER_SEC / hz;
 }
 
+/* The CPU time of one process in ns, with its reaped children. Tick-sampled
+ * utime + stime miss most of the time of processes that run in bursts far
+ * shorter than a tick (the members of a large cpu ring); the scheduler's own
+ * sum in schedstat does not, so the larger of the two is taken. */
+static int group_read_pid(int proc_fd, const char *pid, uint64_t hz, pid_t *pgrp, uint64_t *ns)
+{
+	char path[64], buf[1024];
+	uint64_t own, children, run_ns;
+
+	snprintf(path, sizeof path, "%s/stat", pid);
+	if (read_at(proc_fd, path, buf, sizeof buf) < 0 ||
+	    procfs_parse_pid_stat(buf, pgrp, &own, &children) < 0)
+		return -1;
+	*ns = ticks_to_ns(own, hz);
+	snprintf(path, sizeof path, "%s/schedstat", pid);
+	if (read_at(proc_fd, path, buf, sizeof buf) > 0 && scan_u64(buf, &run_ns) != NULL &&
+	    run_ns > *ns)
+		*ns = run_ns;
+	*ns += ticks_to_ns(children, hz);
+	return 0;
+}
+
 int procfs_group_usage(const pid_t *pgids, int n, uint64_t *cpu_ns, int *nprocs)
 {
-	long hz = sysconf(_SC_CLK_TCK);
+	long clk_tck = sysconf(_SC_CLK_TCK);
+	uint64_t hz = clk_tck > 0 ? (uint64_t)clk_tck : 100;
 	struct dirent *de;
 	DIR *dir;
 
 	for (int i = 0; i < n; i++) {
-		cpu_ns[i] = 0; /* summed in ticks, converted at the end */
+		cpu_ns[i] = 0;
 		nprocs[i] = 0;
 	}
 	dir = opendir("/proc");
 	if (dir == NULL)
 		return -1;
 	while ((de = readdir(dir)) != NULL) {
-		uint64_t ticks;
+		uint64_t ns;
 		pid_t pgrp;
 		int i;
 
 		/* A process that exits mid-scan is simply not counted. */
 		if (!all_digits(de->d_name) ||
-		    group_read_pid(dirfd(dir), de->d_name, &pgrp, &ticks) < 0)
+		    group_read_pid(dirfd(dir), de->d_name, hz, &pgrp, &ns) < 0)
 			continue;
 		for (i = 0; i < n; i++)
 			if (pgids[i] == pgrp)
 				break;
 		if (i == n)
 			continue;
-		cpu_ns[i] += ticks;
+		cpu_ns[i] += ns;
 		nprocs[i]++;
 	}
 	closedir(dir);
-	for (int i = 0; i < n; i++)
-		cpu_ns[i] = ticks_to_ns(cpu_ns[i], hz > 0 ? (uint64_t)hz : 100);
 	return 0;
 }
 

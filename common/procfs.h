@@ -42,10 +42,11 @@ int procfs_read_psi(const char *resource, struct psi_totals *out);
 /* The CPU's name from /proc/cpuinfo text ("model name", or "Hardware",
  * "cpu model", "Processor" on other architectures): 0, or -1 when none. */
 int procfs_parse_cpu_model(const char *text, char *out, size_t len);
-/* One /proc/PID/stat line: the process group and the CPU time in clock ticks
- * (utime + stime + cutime + cstime). comm may hold spaces and ')', so the
- * fields are counted from the last ')'. */
-int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *ticks);
+/* One /proc/PID/stat line: the process group and the CPU time in clock ticks,
+ * its own (utime + stime) and its reaped children's (cutime + cstime). comm
+ * may hold spaces and ')', so the fields are counted from the last ')'. */
+int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *own_ticks,
+			  uint64_t *child_ticks);
 
 /* Reads a whole small file into buf (NUL-terminated); returns its length or -1. */
 ssize_t read_small_file(const char *path, char *buf, size_t len);
@@ -61,9 +62,10 @@ struct host_info {
 
 int host_info_read(struct host_info *out);
 
-/* Per process group: CPU time of every live member (utime + stime + cutime +
- * cstime, so reaped children count) and how many members live. One scan of
- * /proc for all groups. cpu_ns and nprocs have n entries. */
+/* Per process group: CPU time of every live member (its own, the larger of
+ * utime + stime and the scheduler's schedstat sum, plus cutime + cstime, so
+ * reaped children count) and how many members live. One scan of /proc for
+ * all groups. cpu_ns and nprocs have n entries. */
 int procfs_group_usage(const pid_t *pgids, int n, uint64_t *cpu_ns, int *nprocs);
 
 /* System sampler: turns two readings a second apart into a sys_sample. */

@@ -164,32 +164,33 @@ static void test_parse_pid_stat(void **state)
 		const char *file;
 		int rc;
 		pid_t pgrp;
-		uint64_t ticks;
+		uint64_t own, children;
 	} cases[] = {
-		{ "pid-stat", 0, 4236, 7 + 3 + 2 + 1 },
+		{ "pid-stat", 0, 4236, 7 + 3, 2 + 1 },
 		/* comm "my (odd) ) name": spaces and parentheses */
-		{ "pid-stat-odd-comm", 0, 777, 150 + 50 + 1000 + 300 },
-		{ "pid-stat-kthread", 0, 0, 12 },
-		{ "pid-stat-truncated", -1, 0, 0 },
+		{ "pid-stat-odd-comm", 0, 777, 150 + 50, 1000 + 300 },
+		{ "pid-stat-kthread", 0, 0, 12, 0 },
+		{ "pid-stat-truncated", -1, 0, 0, 0 },
 	};
 	char buf[4096];
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		pid_t pgrp = -1;
-		uint64_t ticks = 0;
+		uint64_t own = 0, children = 0;
 
 		load_fixture(cases[i].file, buf, sizeof buf);
-		assert_int_equal(procfs_parse_pid_stat(buf, &pgrp, &ticks), cases[i].rc);
+		assert_int_equal(procfs_parse_pid_stat(buf, &pgrp, &own, &children), cases[i].rc);
 		if (cases[i].rc < 0)
 			continue;
 		assert_int_equal(pgrp, cases[i].pgrp);
-		assert_int_equal(ticks, cases[i].ticks);
+		assert_int_equal(own, cases[i].own);
+		assert_int_equal(children, cases[i].children);
 	}
 	{
 		pid_t pgrp;
-		uint64_t ticks;
-		assert_int_equal(procfs_parse_pid_stat("no parenthesis here", &pgrp, &ticks), -1);
-		assert_int_equal(procfs_parse_pid_stat("1 (x)", &pgrp, &ticks), -1);
+		uint64_t own, children;
+		assert_int_equal(procfs_parse_pid_stat("no parenthesis here", &pgrp, &own, &children), -1);
+		assert_int_equal(procfs_parse_pid_stat("1 (x)", &pgrp, &own, &children), -1);
 	}
 }
 

@@ -229,14 +229,14 @@ static pid_t ring_member_of(pid_t pgid)
 	assert_non_null(dir);
 	while ((de = readdir(dir)) != NULL) {
 		char path[64], buf[1024];
-		uint64_t ticks;
+		uint64_t own, children;
 		pid_t pgrp, pid = (pid_t)atoi(de->d_name);
 
 		if (pid <= 0 || pid == pgid)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 		if (read_small_file(path, buf, sizeof buf) > 0 &&
-		    procfs_parse_pid_stat(buf, &pgrp, &ticks) == 0 && pgrp == pgid && pid > found)
+		    procfs_parse_pid_stat(buf, &pgrp, &own, &children) == 0 && pgrp == pgid && pid > found)
 			found = pid;
 	}
 	closedir(dir);
