@@ -859,3 +859,31 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 		fputc('\n', out);
 	return rc != 0 || fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
+
+/* ---- samples ---- */
+
+int report_phase_walls(struct db *db, const struct report_phase *p, double **out, size_t *n)
+{
+	struct dvec walls = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < p->nrounds; i++) {
+		struct sample *s;
+		size_t ns;
+
+		if (!p->rounds[i].valid)
+			continue;
+		if (db_samples_list(db, p->rounds[i].phase_id, &s, &ns) < 0) {
+			free(walls.v);
+			return -1;
+		}
+		/* the rule add_round applies to p->time */
+		for (j = 0; j < ns; j++)
+			if (!s[j].failed && !isnan(s[j].wall_ms))
+				dvec_push(&walls, s[j].wall_ms);
+		free(s);
+	}
+	*out = walls.v;
+	*n = walls.n;
+	return 0;
+}

@@ -76,4 +76,9 @@ void report_free(struct run_report *rep);
 int report_print(struct db *db, int64_t run_id, FILE *out);
 int report_json(struct db *db, int64_t run_id, FILE *out);
 
+/* The job wall times (ms) behind a phase's time summary: its valid rounds,
+ * failed jobs left out, in the order they ran. *out is xmalloc'd (NULL when
+ * *n is 0). 0, or -1 on a database error (logged). */
+int report_phase_walls(struct db *db, const struct report_phase *p, double **out, size_t *n);
+
 #endif

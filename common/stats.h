@@ -40,4 +40,21 @@ double welford_sd(const struct welford *w);
  * level; *t gets the statistic. */
 bool welch_significant(const struct summary *a, const struct summary *b, double *t);
 
+/* Mann-Whitney U (Wilcoxon rank-sum) test of two sample sets: does a value
+ * of b tend to be larger or smaller than a value of a? Ranks make it robust
+ * to the long tails response times have, where a few outliers move a mean
+ * (and Welch's t) far more than they move a typical job. */
+struct rank_test {
+	size_t na, nb;
+	double u;  /* U of b: pairs (a_i, b_j) with b_j > a_i, a tie counting 1/2 */
+	double z;  /* normal approximation, tie- and continuity-corrected; > 0: b larger */
+	double p;  /* two-sided p-value */
+	int shift; /* +1 b larger, -1 b smaller at the 5% level, 0 no significant difference */
+};
+
+/* Fills r as R's wilcox.test(a, b, exact = FALSE, correct = TRUE) does;
+ * a and b are left as they are. Returns -1 (figures NaN, shift 0) when
+ * either set is empty. */
+int mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct rank_test *r);
+
 #endif
