@@ -25,6 +25,7 @@ struct loadctl_cmd {
 	int (*exec)(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv);
 };
 
+extern const struct loadctl_cmd cmd_compare_entry;
 extern const struct loadctl_cmd cmd_export_entry;
 extern const struct loadctl_cmd cmd_report_entry;
 extern const struct loadctl_cmd cmd_runs_entry;

@@ -22,6 +22,7 @@ static const struct loadctl_cmd *const commands[] = {
 	&cmd_runs_entry,
 	&cmd_report_entry,
 	&cmd_export_entry,
+	&cmd_compare_entry,
 	&cmd_help_entry,
 };
 
@@ -125,7 +126,7 @@ static void print_help(FILE *fp)
 
 	fprintf(fp, "usage: %s [--db PATH] COMMAND [ARGS]\n\n", log_progname());
 	fprintf(fp, "Asks the running loadd what it does and stops it; reads what loadd recorded:\n"
-		    "lists runs, reports them, exports their samples.\n\n");
+		    "lists runs, reports them, exports their samples, compares two.\n\n");
 	fprintf(fp, "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++) {
 		size_t len = strlen(commands[i]->name) + 1 + strlen(commands[i]->args);

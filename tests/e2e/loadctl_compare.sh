@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# loadctl compare on real (tiny) runs: two runs in one database, one in
+# another with a different job and phase list, one over a different tree.
+# Checks the table's shape, the JSON, every exit status, the refusal of
+# different trees, and the verdict on samples made slower or invalid by hand.
+source "$(dirname "$0")/lib.sh"
+
+# Runs loadctl; its status in RC, stdout in $T/out, stderr in $T/err.
+ctl() {
+	set +e
+	"$LOADCTL" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	set -e
+}
+
+expect() { # STATUS TEXT-IN-STDERR (may be empty) -- what
+	local want=$1 text=$2
+	shift 2
+	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stderr: $(cat "$T/err")"
+	[[ -z "$text" ]] || grep -qF -- "$text" "$T/err" ||
+		fail "$*: stderr lacks '$text': $(cat "$T/err")"
+}
+
+# The verdict column of phase $1 in $T/out: the text below the heading's
+# "B vs A", up to the next two blanks.
+verdict() {
+	awk -v phase="$1" '
+		/^Phase +Time A/ { col = index($0, "B vs A") }
+		col && $1 == phase { v = substr($0, col); sub(/  .*/, "", v); print v; exit }
+	' "$T/out"
+}
+
+runs_in() { # DB PROFILE
+	"$LOADD" --db "$1" --workdir "$WORK" --socket "$SOCK" --profile "$2" >/dev/null \
+		2>"$T/loadd.err" || fail "loadd failed: $(cat "$T/loadd.err")"
+}
+
+tiny=$(profile tiny <<'EOF'
+[run]
+settle = 0s
+[probe]
+every = 100ms
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 1s
+[phase cpu]
+duration = 1s
+loads = cpu
+[load cpu]
+type = cpu
+procs = 2
+EOF
+)
+# Same tree, another job and another phase list.
+other=$(profile other <<'EOF'
+[probe]
+job = ls -R -a {tree}
+every = 100ms
+tree = depth=2 fanout=3 files=4
+[run]
+settle = 0s
+[phase none]
+duration = 1s
+[phase idle]
+duration = 1s
+EOF
+)
+# Another tree.
+small=$(profile small <<'EOF'
+[run]
+settle = 0s
+[probe]
+every = 100ms
+tree = depth=1 fanout=2 files=2
+[phase none]
+duration = 1s
+EOF
+)
+OTHER="$T/other.db"
+SMALL="$T/small.db"
+runs_in "$DB" "$tiny"
+runs_in "$DB" "$tiny"
+runs_in "$OTHER" "$other"
+runs_in "$SMALL" "$small"
+
+# Two runs of one database, side by side.
+ctl --db "$DB" compare 1 2
+expect 0 "" "compare 1 2"
+[[ ! -s "$T/err" ]] || fail "compare 1 2 warned: $(cat "$T/err")"
+grep -q "^A     run 1 in $DB (complete), profile tiny" "$T/out" || fail "no A line: $(cat "$T/out")"
+grep -q "^B     run 2 in $DB (complete), profile tiny" "$T/out" || fail "no B line: $(cat "$T/out")"
+grep -qE '^Phase +Time A +Time B +change +Ratio A +Ratio B +n A +n B +p +B vs A$' "$T/out" ||
+	fail "no heading: $(cat "$T/out")"
+for phase in none cpu; do
+	v=$(verdict "$phase")
+	case $v in
+	faster | slower | "no significant change") ;;
+	*) fail "phase $phase: verdict '$v' in: $(cat "$T/out")" ;;
+	esac
+done
+# none is each run's baseline: its ratio is 1.00 on both sides.
+grep -qE '^none +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% +1\.00 +1\.00 ' "$T/out" ||
+	fail "none's row: $(cat "$T/out")"
+grep -qE '^Phase +Loads A +Loads B +change +LCPU% A +LCPU% B$' "$T/out" ||
+	fail "no loads table: $(cat "$T/out")"
+grep -qE '^cpu +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% +[0-9.]+ +[0-9.]+$' "$T/out" ||
+	fail "cpu's loads row: $(cat "$T/out")"
+! grep -q "Only in" "$T/out" || fail "phases only in one run: $(cat "$T/out")"
+# Every row of the main table is as wide as the heading up to the verdict.
+awk '/^Phase +Time A/ { col = index($0, "B vs A"); next }
+     col && /^$/ { exit }
+     col && !/^[( ]/ && substr($0, col - 2, 2) != "  " { print; bad = 1 }
+     END { exit bad }' "$T/out" || fail "the table is not aligned: $(cat "$T/out")"
+
+# DB:RUN on both sides, a different job (a warning) and different phases.
+ctl --db "$T/nowhere.db" compare "$DB:2" "$OTHER:1"
+expect 0 "warning: runs $DB:2 and $OTHER:1 timed different jobs ('ls -R {tree}' and 'ls -R -a {tree}')" \
+	"compare across databases"
+grep -q "^Job   A ls -R {tree}, B ls -R -a {tree}$" "$T/out" || fail "Job line: $(cat "$T/out")"
+grep -q "^Only in A: cpu$" "$T/out" || fail "no 'Only in A: cpu': $(cat "$T/out")"
+grep -q "^Only in B: idle$" "$T/out" || fail "no 'Only in B: idle': $(cat "$T/out")"
+[[ -n $(verdict none) ]] || fail "no verdict for none: $(cat "$T/out")"
+[[ -z $(verdict cpu) ]] || fail "cpu compared with nothing: $(cat "$T/out")"
+
+# The same as JSON.
+ctl --db "$DB" compare 2 "$OTHER:1" --json
+expect 0 "timed different jobs" "compare --json"
+jq -e '
+	.a.id == 2 and .a.db == "'"$DB"'" and .b.spec == "'"$OTHER"':1" and
+	.same_tree == true and .same_job == false and .alpha == 0.05 and
+	.only_in_a == ["cpu"] and .only_in_b == ["idle"] and
+	(.phases | length) == 1 and .phases[0].name == "none" and
+	.phases[0].a.n > 0 and .phases[0].b.n > 0 and
+	(.phases[0].test.p >= 0 and .phases[0].test.p <= 1) and
+	(.phases[0].verdict | IN("faster", "slower", "no significant change"))
+' "$T/out" >/dev/null || fail "compare --json: $(cat "$T/out")"
+
+# Different trees: refused, or compared with a warning under --force.
+fa=$(sql "select tree_fingerprint from runs where id = 1")
+fb=$(sqlite3 -batch -noheader "$SMALL" "select tree_fingerprint from runs where id = 1")
+[[ -n $fa && -n $fb && $fa != "$fb" ]] || fail "fingerprints '$fa' and '$fb'"
+ctl --db "$DB" compare 1 "$SMALL:1"
+expect 1 "loadctl: error: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb): their times are not comparable" \
+	"different trees"
+[[ $(wc -l <"$T/err") -eq 1 && ! -s "$T/out" ]] || fail "different trees: $(cat "$T/err" "$T/out")"
+ctl --db "$DB" compare --force 1 "$SMALL:1"
+expect 0 "warning: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb)" \
+	"different trees with --force"
+grep -q "^Tree  A $fa, B $fb: compared anyway (--force)$" "$T/out" || fail "Tree line: $(cat "$T/out")"
+
+# Run 2 made slower by hand, every job by 10 s: B slower, and A faster the
+# other way round, whatever the machine did meanwhile.
+cp "$DB" "$T/slow.db"
+sqlite3 "$T/slow.db" "update samples set wall_ms = wall_ms + 10000 where phase_id in
+	(select id from phases where run_id = 2 and name = 'none')"
+ctl --db "$DB" compare 1 "$T/slow.db:2"
+expect 0 "" "compare with a slower run"
+[[ $(verdict none) == slower ]] || fail "none not slower: $(cat "$T/out")"
+ctl --db "$DB" compare "$T/slow.db:2" 1
+expect 0 "" "compare a slower run with a faster one"
+[[ $(verdict none) == faster ]] || fail "none not faster: $(cat "$T/out")"
+ctl --db "$DB" compare 1 1
+expect 0 "" "a run with itself"
+[[ $(verdict none) == "no significant change" ]] || fail "a run unlike itself: $(cat "$T/out")"
+
+# An invalid phase is marked and gets no verdict.
+cp "$DB" "$T/invalid.db"
+sqlite3 "$T/invalid.db" "update phases set valid = 0, invalid_reason = 'load cpu made no progress'
+	where run_id = 2 and name = 'cpu'"
+ctl --db "$DB" compare 1 "$T/invalid.db:2"
+expect 0 "" "compare with an invalid phase"
+[[ $(verdict cpu) == "invalid in B" ]] || fail "cpu not invalid in B: $(cat "$T/out")"
+grep -qE '^cpu .*invalid in B +B: INVALID: load cpu made no progress$' "$T/out" ||
+	fail "cpu's note: $(cat "$T/out")"
+ctl --db "$DB" compare 1 "$T/invalid.db:2" --json
+jq -e '.phases[] | select(.name == "cpu") | .test == null and .verdict == "invalid in B"' \
+	"$T/out" >/dev/null || fail "invalid phase in JSON: $(cat "$T/out")"
+
+# Exit statuses: 2 for a command line that makes no sense, 1 for a run or
+# database that is not there.
+ctl --db "$DB" compare
+expect 2 "which two runs?" "compare without runs"
+ctl --db "$DB" compare 1
+expect 2 "which two runs?" "compare with one run"
+ctl --db "$DB" compare 1 2 3
+expect 2 "too many arguments" "compare with three runs"
+ctl --db "$DB" compare 1 x
+expect 2 "'x' is not a run: give RUN or DB:RUN" "compare with a word"
+ctl --db "$DB" compare 1 "$OTHER:"
+expect 2 "'$OTHER:' is not a run" "compare with DB: and no run"
+ctl --db "$DB" compare ":1" 2
+expect 2 "':1' is not a run" "compare with :RUN"
+ctl --db "$DB" compare 0 1
+expect 2 "'0' is not a run" "compare run 0"
+ctl --db "$DB" compare 1 2 --bogus
+expect 2 "unknown option '--bogus'" "compare --bogus"
+grep -qF "usage: loadctl [--db PATH] compare A B [--json] [--force]" "$T/err" ||
+	fail "no usage line: $(cat "$T/err")"
+ctl --db "$DB" compare 1 9
+expect 1 "no run 9 in $DB" "compare with a missing run"
+[[ $(wc -l <"$T/err") -eq 1 ]] || fail "more than one line: $(cat "$T/err")"
+ctl --db "$DB" compare 1 "$T/nope.db:1"
+expect 1 "no database at $T/nope.db" "compare with a missing database"
+ctl help compare
+expect 0 "" "help compare"
+grep -qF "usage: loadctl [--db PATH] compare A B [--json] [--force]" "$T/out" ||
+	fail "help compare: $(cat "$T/out")"
+
+echo "ok: loadctl compare"
