@@ -44,8 +44,8 @@ EOF2
 grep -q "1 phase(s) x 1 round(s)" "$T/plan" || fail "plan lacks the total: $(cat "$T/plan")"
 [[ ! -e "$DB" ]] || fail "--check created the database"
 
-expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --workdir /
-expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --workdir /usr
+expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --socket "$SOCK" --workdir /
+expect 1 "system directory" "$LOADD" --profile "$good" --db "$DB" --socket "$SOCK" --workdir /usr
 
 # A second loadd on the same work dir, then on the same database, refuses.
 long=$(profile long <<'EOF2'
@@ -58,7 +58,8 @@ EOF2
 start_loadd --profile "$long"
 wait_for_sql "select count(*) from runs where status = 'running'" 30
 expect 1 "work dir .* in use by another loadd \(pid $LOADD_PID\)" run_loadd --profile "$good"
-expect 1 "database .* in use by another loadd" "$LOADD" --db "$DB" --workdir "$T/work2" --profile "$good"
+expect 1 "database .* in use by another loadd" "$LOADD" --db "$DB" --workdir "$T/work2" \
+	--socket "$T/second.sock" --profile "$good"
 kill -TERM "$LOADD_PID"
 status=0
 wait "$LOADD_PID" || status=$?
