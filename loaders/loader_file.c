@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procfs.h"
 #include "timeutil.h"
 
 int fs_free_bytes(const char *path, uint64_t *free_bytes)
@@ -29,6 +30,49 @@ uint64_t file_fit(uint64_t want, uint64_t free_bytes, uint64_t own, uint64_t res
 	if (want > room)
 		want = room;
 	return want - want % block;
+}
+
+uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
+			const struct size_spec *spec, uint64_t block, uint64_t reserve,
+			uint64_t own)
+{
+	uint64_t want, free_bytes, size;
+	struct meminfo mi = { 0 };
+	bool told = false;
+	char a[32], b[32], c[32], d[32];
+
+	if (spec->kind != SIZE_BYTES && procfs_read_meminfo(&mi) < 0)
+		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
+	want = size_resolve(spec, mi.mem_total, mi.swap_total);
+	want -= want % block;
+	if (want < block)
+		want = block;
+	for (;;) {
+		if (fs_free_bytes(dir, &free_bytes) < 0) {
+			loader_event(ctx, "error", "statvfs %s: %s", dir, strerror(errno));
+			free_bytes = UINT64_MAX;
+		}
+		size = file_fit(want, free_bytes, own, reserve, block);
+		if (size >= block || loader_stopping())
+			break;
+		if (!told) {
+			format_bytes(free_bytes, a, sizeof a);
+			format_bytes(reserve, b, sizeof b);
+			loader_event(ctx, "enospc", "no room on the filesystem of %s: %s free, %s to "
+				     "leave free; waiting for space", dir, a, b);
+			told = true;
+		}
+		loader_nap(1000);
+	}
+	if (size > 0 && size < want) {
+		format_bytes(want, a, sizeof a);
+		format_bytes(free_bytes, b, sizeof b);
+		format_bytes(reserve, c, sizeof c);
+		format_bytes(size, d, sizeof d);
+		loader_event(ctx, "info", "a %s file does not fit on the filesystem of %s (%s free, "
+			     "%s to leave free): making %s files instead", a, dir, b, c, d);
+	}
+	return loader_stopping() ? 0 : size;
 }
 
 uint64_t file_shrink(uint64_t size, uint64_t block)

@@ -23,6 +23,14 @@ int fs_free_bytes(const char *path, uint64_t *free_bytes);
 uint64_t file_fit(uint64_t want, uint64_t free_bytes, uint64_t own, uint64_t reserve,
 		  uint64_t block);
 
+/* The size of a file to make in dir: spec resolved on this machine, in
+ * whole blocks, clamped so that reserve stays free (an info event says so;
+ * own is what the loader already holds there). While not even a block fits
+ * it says so once (an enospc event) and waits. 0 when stopped first. */
+uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
+			const struct size_spec *spec, uint64_t block, uint64_t reserve,
+			uint64_t own);
+
 /* The size after an ENOSPC: half, in whole blocks, never below one block. */
 uint64_t file_shrink(uint64_t size, uint64_t block);
 

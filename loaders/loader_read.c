@@ -18,7 +18,6 @@
 #include "loader.h"
 #include "loader_file.h"
 #include "parse.h"
-#include "procfs.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -99,50 +98,6 @@ static void fill_random(char *buf, size_t len)
 	}
 }
 
-/* The size to make: the profile's, clamped to the free space (waiting while
- * not even a block fits). 0 when stopped first. */
-static uint64_t read_target_size(struct reader *rd, uint64_t own)
-{
-	const struct read_config *cfg = rd->cfg;
-	uint64_t want, free_bytes, size;
-	struct meminfo mi = { 0 };
-	bool told = false;
-	char a[32], b[32], c[32], d[32];
-
-	if (cfg->size.kind != SIZE_BYTES && procfs_read_meminfo(&mi) < 0)
-		loader_event(rd->ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
-	want = size_resolve(&cfg->size, mi.mem_total, mi.swap_total);
-	want -= want % rd->block;
-	if (want < rd->block)
-		want = rd->block;
-	for (;;) {
-		if (fs_free_bytes(rd->dir, &free_bytes) < 0) {
-			loader_event(rd->ctx, "error", "statvfs %s: %s", rd->dir, strerror(errno));
-			free_bytes = UINT64_MAX;
-		}
-		size = file_fit(want, free_bytes, own, cfg->reserve.bytes, rd->block);
-		if (size >= rd->block || loader_stopping())
-			break;
-		if (!told) {
-			format_bytes(free_bytes, a, sizeof a);
-			format_bytes(cfg->reserve.bytes, b, sizeof b);
-			loader_event(rd->ctx, "enospc", "no room for the file on the filesystem of %s: "
-				     "%s free, %s to leave free; waiting for space", rd->dir, a, b);
-			told = true;
-		}
-		loader_nap(1000);
-	}
-	if (size > 0 && size < want) {
-		format_bytes(want, a, sizeof a);
-		format_bytes(free_bytes, b, sizeof b);
-		format_bytes(cfg->reserve.bytes, c, sizeof c);
-		format_bytes(size, d, sizeof d);
-		loader_event(rd->ctx, "info", "a %s file does not fit on the filesystem of %s (%s "
-			     "free, %s to leave free): reading a %s file", a, rd->dir, b, c, d);
-	}
-	return size;
-}
-
 /* Opens the file being made and finds how much of it an earlier start,
  * stopped with the phase, already wrote (whole blocks), so that a file
  * larger than a phase is lets is still made in the end. */
@@ -170,7 +125,8 @@ static int read_make_file(struct reader *rd)
 	int fd;
 
 	fd = read_open_part(rd, &have);
-	size = read_target_size(rd, have);
+	size = file_plan_size(rd->ctx, rd->dir, &rd->cfg->size, rd->block,
+			      rd->cfg->reserve.bytes, have);
 	fill_random(rd->buf, rd->block);
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {

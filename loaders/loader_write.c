@@ -15,7 +15,6 @@
 #include "loader.h"
 #include "loader_file.h"
 #include "parse.h"
-#include "procfs.h"
 #include "xalloc.h"
 
 struct write_config {
@@ -64,51 +63,6 @@ static void write_describe(const void *config, char *buf, size_t len)
 		 block, cfg->fsync ? "yes" : "no", reserve);
 }
 
-/* The size of the files to write: what the profile asks, clamped to the
- * free space. Waits while not even a block fits. 0 when stopped first. */
-static uint64_t write_size(const struct loader_ctx *ctx, const struct write_config *cfg)
-{
-	uint64_t block = cfg->block.bytes, want, free_bytes, size;
-	struct meminfo mi = { 0 };
-	bool told = false;
-	char a[32], b[32], c[32];
-
-	if (cfg->size.kind != SIZE_BYTES && procfs_read_meminfo(&mi) < 0)
-		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
-	want = size_resolve(&cfg->size, mi.mem_total, mi.swap_total);
-	want -= want % block;
-	if (want < block)
-		want = block;
-	for (;;) {
-		if (fs_free_bytes(ctx->dir, &free_bytes) < 0) {
-			loader_event(ctx, "error", "statvfs %s: %s", ctx->dir, strerror(errno));
-			free_bytes = UINT64_MAX;
-		}
-		size = file_fit(want, free_bytes, 0, cfg->reserve.bytes, block);
-		if (size >= block || loader_stopping())
-			break;
-		if (!told) {
-			format_bytes(free_bytes, a, sizeof a);
-			format_bytes(cfg->reserve.bytes, b, sizeof b);
-			loader_event(ctx, "enospc", "no room on the filesystem of %s: %s free, %s to "
-				     "leave free; waiting for space", ctx->dir, a, b);
-			told = true;
-		}
-		loader_nap(1000);
-	}
-	if (size > 0 && size < want) {
-		char d[32];
-
-		format_bytes(want, a, sizeof a);
-		format_bytes(free_bytes, b, sizeof b);
-		format_bytes(cfg->reserve.bytes, c, sizeof c);
-		format_bytes(size, d, sizeof d);
-		loader_event(ctx, "info", "a %s file does not fit on the filesystem of %s (%s free, "
-			     "%s to leave free): writing %s files", a, ctx->dir, b, c, d);
-	}
-	return size;
-}
-
 /* After ENOSPC: the event, the file gone, a smaller size. Says so once
  * when the size cannot shrink further, then waits a second between tries. */
 static uint64_t write_enospc(const struct loader_ctx *ctx, const char *path, uint64_t size,
@@ -151,7 +105,7 @@ static int write_run(const struct loader_ctx *ctx)
 		free(path);
 		return 1;
 	}
-	size = write_size(ctx, cfg);
+	size = file_plan_size(ctx, ctx->dir, &cfg->size, block, cfg->reserve.bytes, 0);
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {
 			.size = size, .buf = buf, .block = block, .src_fd = zero, .sync = cfg->fsync,
