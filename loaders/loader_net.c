@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loader_exec.h"
 #include "parse.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -341,13 +342,7 @@ static void reap_clients(struct net_server *s)
 		if (s->clients[i] <= 0 || waitpid(s->clients[i], &status, WNOHANG) != s->clients[i])
 			continue;
 		s->clients[i] = 0;
-		if (WIFEXITED(status))
-			snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			snprintf(how, sizeof how, "signal %d (%s)", WTERMSIG(status),
-				 strsignal(WTERMSIG(status)));
-		else
-			snprintf(how, sizeof how, "wait status %#x", status);
+		exec_status_text(status, how, sizeof how);
 		loader_event(s->ctx, "error", "client %ld ended: %s", i, how);
 		s->rc = 1;
 		event_base_loopbreak(s->base);
@@ -431,19 +426,22 @@ static int serve(struct net_server *s, int listen_fd)
 	return s->rc;
 }
 
+static int key_line(const struct load_def *def, const char *key)
+{
+	for (size_t i = 0; i < def->nkv; i++) {
+		if (strcmp(def->kvs[i].key, key) == 0)
+			return def->kvs[i].line;
+	}
+	return def->line;
+}
+
 static int net_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct net_config *cfg = config;
 
 	if (cfg->file_size.kind != SIZE_BYTES) {
-		for (size_t i = 0; i < def->nkv; i++) {
-			if (strcmp(def->kvs[i].key, "file_size") == 0) {
-				fprintf(errs, "%s:%d: file_size: give the file's size in bytes "
-					"(\"1M\"), not as a share of the machine's memory\n",
-					file, def->kvs[i].line);
-				break;
-			}
-		}
+		fprintf(errs, "%s:%d: file_size: give the file's size in bytes (\"1M\"), not as a "
+			"share of the machine's memory\n", file, key_line(def, "file_size"));
 		return 1;
 	}
 	return 0;

@@ -552,6 +552,44 @@ static void test_net_runs(void **state)
 	}
 }
 
+/* A client killed from outside ends the load with an event naming it; loadd
+ * then restarts the whole load. */
+static void test_net_client_killed(void **state)
+{
+	struct section sec = { "net", { { "clients", "1" }, { "file_size", "4K" } } };
+	char *work = make_temp_dir(), *msgs, *events, *path, children[64] = "";
+	struct child_run r;
+	struct load_def def;
+	FILE *fp;
+	int status;
+	long client;
+
+	assert_int_equal(validate(&sec, &def, &msgs), 0);
+	free(msgs);
+	child_start(&r, &def, work);
+	assert_true(wait_cycles(&r, 5));
+	path = xasprintf("/proc/%d/task/%d/children", (int)r.pid, (int)r.pid);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(children, sizeof children, fp));
+	fclose(fp);
+	client = strtol(children, NULL, 10);
+	assert_true(client > 0);
+	assert_int_equal(kill((pid_t)client, SIGKILL), 0);
+	assert_int_equal(waitpid(r.pid, &status, 0), r.pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	events = child_events(&r);
+	if (strstr(events, "error client 0 ended: killed by SIGKILL\n") == NULL)
+		fail_msg("events: %s", events);
+	free(events);
+	free(path);
+	child_free(&r);
+	release(&def);
+	remove_all(work);
+	free(work);
+}
+
 /* The size of the archive tar makes of dir. */
 static uint64_t tar_size(const char *dir)
 {
@@ -749,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_client_counts_broken_replies),
 		cmocka_unit_test(test_client_no_server),
 		cmocka_unit_test(test_net_runs),
+		cmocka_unit_test(test_net_client_killed),
 		cmocka_unit_test(test_tree_runs),
 		cmocka_unit_test(test_fs_runs),
 	};
