@@ -209,7 +209,8 @@ static void problems_flush(struct problems *pr, FILE *errs)
 	if (pr->n > 1)
 		qsort(pr->v, pr->n, sizeof *pr->v, problem_cmp);
 	for (i = 0; i < pr->n; i++) {
-		fprintf(errs, "%s\n", pr->v[i].text);
+		if (errs != NULL)
+			fprintf(errs, "%s\n", pr->v[i].text);
 		free(pr->v[i].text);
 	}
 	free(pr->v);
@@ -740,6 +741,9 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+static int parse_text(const char *path, char *text, size_t len, struct profile *p,
+		      load_validate_fn validate, FILE *errs);
+
 static char *name_from_path(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -754,17 +758,33 @@ static char *name_from_path(const char *path)
 
 int profile_load(const char *path, struct profile *p, load_validate_fn validate, FILE *errs)
 {
-	struct problems pr = { 0 };
-	struct reader r = { .file = path, .pr = &pr };
-	int problems = 0, ini_line;
 	size_t len = 0;
+	char *text = read_file(path, &len);
 
-	*p = (struct profile){ 0 };
-	p->text = read_file(path, &len);
-	if (p->text == NULL) {
+	if (text == NULL) {
+		*p = (struct profile){ 0 };
 		fprintf(errs, "%s: cannot read the profile: %s\n", path, strerror(errno));
 		return 1;
 	}
+	return parse_text(path, text, len, p, validate, errs);
+}
+
+int profile_parse_text(const char *path, const char *text, struct profile *p,
+		       load_validate_fn validate, FILE *errs)
+{
+	return parse_text(path, xstrdup(text), strlen(text), p, validate, errs);
+}
+
+/* Takes text, which becomes p->text. */
+static int parse_text(const char *path, char *text, size_t len, struct profile *p,
+		      load_validate_fn validate, FILE *errs)
+{
+	struct problems pr = { 0 };
+	struct reader r = { .file = path, .pr = &pr };
+	int problems = 0, ini_line;
+
+	*p = (struct profile){ 0 };
+	p->text = text;
 	p->path = xstrdup(path);
 	p->name = name_from_path(path);
 	r.text = p->text;

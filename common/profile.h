@@ -78,6 +78,11 @@ typedef int (*load_validate_fn)(struct load_def *def, const char *file, FILE *er
  * printed to errs (0: *p is valid and must be freed with profile_free). An
  * unreadable file is one problem. validate may be NULL (loads unchecked). */
 int profile_load(const char *path, struct profile *p, load_validate_fn validate, FILE *errs);
+/* The same for a profile held in memory, such as the text stored with a run;
+ * path only names it in messages. errs may be NULL: problems are counted, not
+ * printed. */
+int profile_parse_text(const char *path, const char *text, struct profile *p,
+		       load_validate_fn validate, FILE *errs);
 void profile_free(struct profile *p);
 
 /* NAME (no slash, no .conf) is looked up as NAME.conf in ./config, in

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "profile.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -316,6 +317,36 @@ static void init_loads(struct report_phase *p)
 	free(copy);
 }
 
+static const char *report_phase_name(const struct run_report *rep, const char *name)
+{
+	for (size_t j = 0; j < rep->nphases; j++)
+		if (strcmp(rep->phases[j].name, name) == 0)
+			return rep->phases[j].name;
+	return NULL;
+}
+
+/* The phase Ratio divides by: the profile's [run] baseline, read back from
+ * the profile stored with the run, else the first phase that ran without
+ * loads. */
+static const char *find_baseline(const struct run_report *rep, const struct phase_row *ph,
+				 size_t nph)
+{
+	const char *name = NULL;
+	struct profile prof;
+
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) ==
+	    0) {
+		const struct phase_def *base = profile_baseline(&prof);
+		if (base != NULL)
+			name = report_phase_name(rep, base->name);
+		profile_free(&prof);
+	}
+	for (size_t i = 0; i < nph && name == NULL; i++)
+		if (ph[i].loads[0] == '\0')
+			name = report_phase_name(rep, ph[i].name);
+	return name;
+}
+
 int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 {
 	struct phase_row *ph = NULL;
@@ -353,11 +384,7 @@ int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 	free(acc);
 	acc = NULL;
 
-	for (i = 0; i < nph && rep->baseline == NULL; i++)
-		if (ph[i].loads[0] == '\0')
-			for (j = 0; j < rep->nphases; j++)
-				if (strcmp(rep->phases[j].name, ph[i].name) == 0)
-					rep->baseline = rep->phases[j].name;
+	rep->baseline = find_baseline(rep, ph, nph);
 	for (j = 0; j < rep->nphases; j++) {
 		struct report_phase *p = &rep->phases[j];
 		double base = NAN;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "stats.h"
 #include "timeutil.h"
 #include "view.h"
@@ -24,7 +25,8 @@ struct source {
 	struct db *db;
 	int64_t want;     /* the run asked for; 0: the latest, following new ones */
 	int64_t run_id;   /* the run read last */
-	struct plan plan;
+	struct profile profile; /* as stored with the run: phases, load types, baseline */
+	enum { PROFILE_UNREAD, PROFILE_OK, PROFILE_BAD } profile_state;
 	struct phase_figures *done;
 	size_t ndone;
 	int64_t data_version;
@@ -43,7 +45,9 @@ struct source *source_new(struct db *db, int64_t run_id)
 
 static void source_forget_run(struct source *src)
 {
-	plan_free(&src->plan);
+	if (src->profile_state == PROFILE_OK)
+		profile_free(&src->profile);
+	src->profile_state = PROFILE_UNREAD;
 	free(src->done);
 	src->done = NULL;
 	src->ndone = 0;
@@ -191,9 +195,11 @@ static bool loads_empty(const char *loads)
 
 /* Ratio = median / the baseline phase's median in the same round, else in
  * the nearest earlier round that has one. */
-static void ratios_fill(struct snapshot *s, const struct plan *plan)
+static void ratios_fill(struct snapshot *s, const struct source *src)
 {
-	const char *base = plan_baseline(plan);
+	const struct phase_def *base_phase =
+		src->profile_state == PROFILE_OK ? profile_baseline(&src->profile) : NULL;
+	const char *base = base_phase != NULL ? base_phase->name : NULL;
 
 	for (size_t i = 0; i < s->nphases; i++) {
 		struct phase_view *v = &s->phases[i];
@@ -250,7 +256,7 @@ static int phases_read(struct source *src, struct snapshot *s, bool running)
 			src->done[src->ndone++] = f;
 		}
 	}
-	ratios_fill(s, &src->plan);
+	ratios_fill(s, src);
 	return 0;
 }
 
@@ -314,7 +320,10 @@ static int loads_read(struct source *src, struct snapshot *s)
 		lv = &s->loads[s->nloads++];
 		memset(lv, 0, sizeof *lv);
 		lv->name = xstrdup(name);
-		lv->type = xstrdup(plan_load_type(&src->plan, name));
+		const struct load_def *def = src->profile_state == PROFILE_OK
+						     ? profile_load_by_name(&src->profile, name)
+						     : NULL;
+		lv->type = xstrdup(def != NULL ? def->type : "");
 		lv->state = ph->done ? LOAD_STOPPED : LOAD_STARTING;
 		lv->unit = "";
 		lv->rate = NAN;
@@ -367,9 +376,12 @@ enum source_result source_read(struct source *src, struct snapshot *out)
 		return SOURCE_ERROR;
 	if (rc > 0)
 		return SOURCE_RUN_NOT_FOUND;
-	if (src->plan.nphases == 0 && src->plan.nloads == 0)
-		plan_parse(s.run.profile_text, &src->plan);
-	s.phases_per_round = src->plan.nphases;
+	if (src->profile_state == PROFILE_UNREAD)
+		src->profile_state = profile_parse_text(s.run.profile_path, s.run.profile_text,
+							&src->profile, NULL, NULL) == 0
+					     ? PROFILE_OK
+					     : PROFILE_BAD;
+	s.phases_per_round = src->profile_state == PROFILE_OK ? src->profile.nphases : 0;
 	running = snapshot_running(&s);
 
 	if (phases_read(src, &s, running) < 0 || loads_read(src, &s) < 0)

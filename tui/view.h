@@ -134,26 +134,6 @@ enum source_result { SOURCE_OK, SOURCE_NO_RUN, SOURCE_RUN_NOT_FOUND, SOURCE_ERRO
 enum source_result source_read(struct source *src, struct snapshot *out);
 int64_t source_run_id(const struct source *src);
 
-/* ---- the run's plan, read back from the profile text stored with it ---- */
-
-struct plan {
-	size_t nphases;      /* phases per round */
-	char **phase_names;
-	char **phase_loads;  /* each phase's loads as written, "" for none */
-	char **load_names;
-	char **load_types;
-	size_t nloads;
-	char *baseline;      /* [run] baseline, or NULL */
-};
-
-/* 0, or -1 when the text does not parse (the plan is left empty). */
-int plan_parse(const char *profile_text, struct plan *p);
-void plan_free(struct plan *p);
-const char *plan_load_type(const struct plan *p, const char *load);
-/* The phase Ratio divides by: [run] baseline, else the first phase without
- * loads; NULL when there is none. */
-const char *plan_baseline(const struct plan *p);
-
 /* ---- formatting shared by the panels ---- */
 
 /* "12.3 ms", "1.24 s"; "-" for NaN. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 #include <jansson.h>
 
 #include "db.h"
@@ -317,12 +318,46 @@ static void test_json(void **state)
 	free(buf);
 }
 
+/* A [run] baseline in the stored profile wins over the first no-load phase;
+ * a baseline that names no phase of the run falls back to it. */
+static void test_profile_baseline(void **state)
+{
+	static const struct {
+		const char *profile;
+		const char *want;
+	} cases[] = {
+		{ "[run]\nbaseline = cpu\n[phase none]\n[phase cpu]\nloads = c\n[load c]\ntype = cpu\n",
+		  "cpu" },
+		{ "[phase none]\n[phase cpu]\nloads = c\n[load c]\ntype = cpu\n", "none" },
+		{ "[run]\nbaseline = gone\n[phase gone]\n", "none" },
+		{ "not a profile", "none" },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char sql[512];
+		char *errmsg = NULL;
+		struct run_report rep;
+		sqlite3 *raw;
+
+		snprintf(sql, sizeof sql, "UPDATE runs SET profile_text = '%s'", cases[i].profile);
+		assert_int_equal(sqlite3_open(f->path, &raw), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, &errmsg), SQLITE_OK);
+		sqlite3_close(raw);
+		assert_int_equal(report_build(f->db, f->run, &rep), 0);
+		assert_non_null(rep.baseline);
+		assert_string_equal(rep.baseline, cases[i].want);
+		report_free(&rep);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_baseline, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
