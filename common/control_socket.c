@@ -3,21 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "xalloc.h"
-
-/* The daemon's default work dir (workdir_default() in the daemon): a client
- * uses it when XDG_RUNTIME_DIR is unset. */
-static char *default_workdir(void)
-{
-	const char *cache = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (geteuid() == 0)
-		return xstrdup("/var/tmp/loadd");
-	if (cache != NULL && cache[0] == '/')
-		return xasprintf("%s/loadd", cache);
-	return xasprintf("%s/.cache/loadd", home != NULL ? home : "/tmp");
-}
 
 char *control_socket_default(const char *workdir)
 {
@@ -30,7 +17,7 @@ char *control_socket_default(const char *workdir)
 		return xasprintf("%s/%s", runtime, CONTROL_SOCKET_NAME);
 	if (workdir != NULL)
 		return xasprintf("%s/%s", workdir, CONTROL_SOCKET_NAME);
-	dir = default_workdir();
+	dir = workdir_default();
 	path = xasprintf("%s/%s", dir, CONTROL_SOCKET_NAME);
 	free(dir);
 	return path;

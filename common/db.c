@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "log.h"
+#include "paths.h"
 #include "xalloc.h"
 
 #ifdef __FILE_NAME__
@@ -356,37 +357,6 @@ char *db_default_path(void)
 	return xasprintf("%s/.local/state/loadd/loadd.db", home);
 }
 
-/* mkdir -p of the directory that holds path. */
-static int make_parent_dirs(const char *path, char **err)
-{
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	char *p;
-
-	if (slash == NULL || slash == dir) {
-		free(dir);
-		return 0;
-	}
-	*slash = '\0';
-	for (p = dir + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char save = *p;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create directory %s for the database: %s", dir,
-					 strerror(errno));
-			free(dir);
-			return -1;
-		}
-		*p = save;
-		if (save == '\0')
-			break;
-	}
-	free(dir);
-	return 0;
-}
-
 static int exec_sql(struct db *db, const char *sql, char **err)
 {
 	char *msg = NULL;
@@ -543,8 +513,11 @@ struct db *db_open(const char *path, enum db_mode mode, char **err)
 		}
 		flags |= SQLITE_OPEN_READONLY;
 	} else {
-		if (make_parent_dirs(path, err) < 0)
+		if (make_parent_dirs(path, 0755) < 0) {
+			*err = xasprintf("cannot create the directory for the database %s: %s", path,
+					 strerror(errno));
 			goto fail;
+		}
 		flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	}
 	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {

@@ -30,6 +30,7 @@
 #include "parse.h"
 #include "supervisor.h"
 #include "timeutil.h"
+#include "paths.h"
 #include "xalloc.h"
 
 #define API_SOCKET_GROUP "loadd"
@@ -42,36 +43,6 @@
 
 /* ---- the listening sockets ---- */
 
-/* mkdir -p of path's parent directory. */
-static int make_parent_dirs(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof buf) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
 
 /* A socket file that accepts a connection belongs to a live loadd. 1 live,
  * 0 stale (or absent), -1 error. */

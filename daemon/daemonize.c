@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "paths.h"
 #include "xalloc.h"
 
 /* The daemon's end of the pipe the waiting process reads. */
@@ -73,18 +74,9 @@ void daemon_ready(FILE *log)
 	}
 }
 
-char *daemon_absolute_path(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
-
 static char *in_workdir(const char *workdir, const char *name)
 {
-	char *dir = daemon_absolute_path(workdir);
+	char *dir = absolute_path(workdir);
 	char *path = xasprintf("%s/%s", dir, name);
 
 	free(dir);

@@ -20,8 +20,6 @@ void daemon_ready(FILE *log);
  * xmalloc'd, absolute. */
 char *daemon_default_pidfile(const char *workdir);
 char *daemon_default_log(const char *workdir);
-/* path made absolute against the cwd (the daemon later moves to /). */
-char *daemon_absolute_path(const char *path);
 
 /* Writes our pid to path. 0, or -1 with an xmalloc'd message in *err. */
 int pidfile_write(const char *path, char **err);

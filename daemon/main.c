@@ -290,12 +290,12 @@ int main(int argc, char **argv)
 		fatalx("%s", err);
 	free(socket_path);
 	if (a.pidfile != NULL || a.daemon) {
-		pidfile_path = a.pidfile ? daemon_absolute_path(a.pidfile)
+		pidfile_path = a.pidfile ? absolute_path(a.pidfile)
 					 : daemon_default_pidfile(workdir);
 		if (pidfile_write(pidfile_path, &err) < 0)
 			fatalx("%s", err);
 	}
-	char *log_path = a.log ? daemon_absolute_path(a.log)
+	char *log_path = a.log ? absolute_path(a.log)
 			       : a.daemon ? daemon_default_log(workdir) : NULL;
 	FILE *log_fp = NULL;
 	if (log_path != NULL && (log_fp = log_file_open(log_path, &err)) == NULL)

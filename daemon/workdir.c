@@ -11,19 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "xalloc.h"
-
-char *workdir_default(void)
-{
-	const char *cache = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (geteuid() == 0)
-		return xstrdup("/var/tmp/loadd");
-	if (cache != NULL && cache[0] == '/')
-		return xasprintf("%s/loadd", cache);
-	return xasprintf("%s/.cache/loadd", home != NULL ? home : "/tmp");
-}
 
 /* Directories whose contents belong to the system: loadd never works in
  * them directly (a directory below them, like /var/tmp/loadd, is fine). */
@@ -41,30 +30,6 @@ static bool is_system_dir(const char *path)
 			return true;
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0 ||
 	       strncmp(path, "/dev/", 5) == 0;
-}
-
-/* mkdir -p, each component made with mode. */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof buf) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
 }
 
 /* Reads the pid a lock holder wrote, for the message; 0 when unknown. */

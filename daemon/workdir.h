@@ -4,8 +4,7 @@
 #ifndef LOADD_WORKDIR_H
 #define LOADD_WORKDIR_H
 
-/* /var/tmp/loadd as root, $XDG_CACHE_HOME/loadd (or ~/.cache/loadd) otherwise. */
-char *workdir_default(void);
+#include "paths.h"  /* workdir_default() */
 /* Resolves dir (an absolute, symlink-free path is returned in *resolved),
  * refuses / and system directories, creates it, and locks it. Returns the
  * lock's fd, or -1 with an xmalloc'd message in *err. */
