@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "profile.h"
+#include "table.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -433,110 +434,6 @@ void report_free(struct run_report *rep)
 
 /* ---- text ---- */
 
-/* A table of strings printed with every column as wide as its widest cell.
- * align has one letter per column: 'l' for words, 'r' for numbers; a last
- * 'l' column (a note) is not padded. */
-struct table {
-	size_t ncols;
-	size_t nrows;
-	char **cells; /* row-major, row 0 the heading */
-	const char *align;
-};
-
-static void table_init(struct table *t, const char *const *heading, const char *align)
-{
-	size_t i, ncols = strlen(align);
-
-	t->ncols = ncols;
-	t->nrows = 1;
-	t->align = align;
-	t->cells = xcalloc(ncols, sizeof *t->cells);
-	for (i = 0; i < ncols; i++)
-		t->cells[i] = xstrdup(heading[i]);
-}
-
-static void table_row(struct table *t, char **cells)
-{
-	size_t i;
-
-	t->cells = xreallocarray(t->cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
-	for (i = 0; i < t->ncols; i++)
-		t->cells[t->nrows * t->ncols + i] = cells[i];
-	t->nrows++;
-}
-
-static void table_print(struct table *t, FILE *out)
-{
-	size_t *w = xcalloc(t->ncols, sizeof *w);
-	size_t r, c;
-
-	for (r = 0; r < t->nrows; r++)
-		for (c = 0; c < t->ncols; c++) {
-			size_t len = strlen(t->cells[r * t->ncols + c]);
-			if (len > w[c])
-				w[c] = len;
-		}
-	for (r = 0; r < t->nrows; r++) {
-		char line[1024];
-		size_t len = 0;
-
-		for (c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			int width = (int)w[c];
-			int n;
-
-			if (c + 1 == t->ncols && t->align[c] == 'l')
-				n = snprintf(line + len, sizeof line - len, "%s", cell);
-			else if (t->align[c] == 'l')
-				n = snprintf(line + len, sizeof line - len, "%-*s", width, cell);
-			else
-				n = snprintf(line + len, sizeof line - len, "%*s", width, cell);
-			len += (size_t)n < sizeof line - len ? (size_t)n : sizeof line - len - 1;
-			if (c + 1 < t->ncols && len + 2 < sizeof line) {
-				memcpy(line + len, "  ", 3);
-				len += 2;
-			}
-		}
-		/* no trailing blanks, whatever the last cell */
-		while (len > 0 && line[len - 1] == ' ')
-			line[--len] = '\0';
-		fprintf(out, "%s\n", line);
-	}
-	for (r = 0; r < t->nrows * t->ncols; r++)
-		free(t->cells[r]);
-	free(t->cells);
-	free(w);
-}
-
-/* Milliseconds with about four significant digits. */
-static char *fmt_ms(double v)
-{
-	if (!isfinite(v))
-		return xstrdup("-");
-	if (fabs(v) >= 100)
-		return xasprintf("%.1f", v);
-	if (fabs(v) >= 1)
-		return xasprintf("%.2f", v);
-	return xasprintf("%.3f", v);
-}
-
-static char *fmt_fixed(double v, int decimals)
-{
-	if (!isfinite(v))
-		return xstrdup("-");
-	return xasprintf("%.*f", decimals, v);
-}
-
-/* A count or rate: whole numbers once they are large. */
-static char *fmt_count(double v)
-{
-	if (!isfinite(v))
-		return xstrdup("-");
-	if (fabs(v) >= 100)
-		return xasprintf("%.0f", v);
-	return xasprintf("%.1f", v);
-}
-
 static char *fmt_psi(double v)
 {
 	return isfinite(v) ? xasprintf("%.2f", v) : xstrdup("n/a");
@@ -637,6 +534,7 @@ static void print_phases(const struct run_report *rep, FILE *out)
 		table_row(&t, c);
 	}
 	table_print(&t, out);
+	table_free(&t);
 }
 
 static void print_loads(const struct run_report *rep, FILE *out)
@@ -683,6 +581,7 @@ static void print_loads(const struct run_report *rep, FILE *out)
 		}
 	}
 	table_print(&t, out);
+	table_free(&t);
 }
 
 static void print_pressure(const struct run_report *rep, FILE *out)
@@ -707,6 +606,7 @@ static void print_pressure(const struct run_report *rep, FILE *out)
 		table_row(&t, c);
 	}
 	table_print(&t, out);
+	table_free(&t);
 }
 
 int report_print(struct db *db, int64_t run_id, FILE *out)

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
 #include <jansson.h>
 
 #include "loadctl.h"
@@ -17,6 +16,7 @@
 #include "profile.h"
 #include "report.h"
 #include "stats.h"
+#include "table.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -56,24 +56,18 @@ static int parse_spec(const char *spec, const char *default_db, struct side *s)
 	return 0;
 }
 
-static int on_profile_key(void *user, const char *section, const char *key, const char *value)
+/* The job a stored profile timed: its [probe] job (the default when it sets
+ * none); "?" when the text no longer parses. */
+static char *profile_job(const struct run_row *run)
 {
-	char **job = user;
+	struct profile p;
+	char *job;
 
-	if (strcmp(section, "probe") == 0 && strcmp(key, "job") == 0) {
-		free(*job);
-		*job = xstrdup(value);
-	}
-	return 1;
-}
-
-/* The job a stored profile timed: its [probe] job, else the default. */
-static char *profile_job(const char *text)
-{
-	char *job = NULL;
-
-	ini_parse_string(text, on_profile_key, &job);
-	return job ? job : xstrdup(options_find(probe_options, "job")->def);
+	if (profile_parse_text(run->profile_path, run->profile_text, &p, NULL, NULL) != 0)
+		return xstrdup("?");
+	job = xstrdup(p.probe.job);
+	profile_free(&p);
+	return job;
 }
 
 /* The run's report and every phase's wall times, read in one go. */
@@ -106,7 +100,7 @@ static int side_load(struct side *s)
 		}
 	}
 	db_close(db);
-	s->job = profile_job(s->rep.run.profile_text);
+	s->job = profile_job(&s->rep.run);
 	return 0;
 }
 
@@ -209,99 +203,9 @@ static bool loads_comparable(const struct phase_cmp *c)
 
 /* ---- text ---- */
 
-/* Columns as wide as their widest cell, two blanks apart; 'r' columns are
- * right-aligned, a last 'l' column is not padded. */
-struct table {
-	const char *align;
-	size_t ncols, nrows;
-	char **cells;
-};
-
-/* Takes the row's strings. */
-static void table_add(struct table *t, char **row)
-{
-	t->cells = xreallocarray(t->cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
-	memcpy(&t->cells[t->nrows * t->ncols], row, t->ncols * sizeof *row);
-	t->nrows++;
-}
-
-static void table_init(struct table *t, const char *const *heading, const char *align)
-{
-	char **row;
-	size_t i;
-
-	*t = (struct table){ .align = align, .ncols = strlen(align) };
-	row = xcalloc(t->ncols, sizeof *row);
-	for (i = 0; i < t->ncols; i++)
-		row[i] = xstrdup(heading[i]);
-	table_add(t, row);
-	free(row);
-}
-
-static void table_free(struct table *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-}
-
-static void table_print(struct table *t)
-{
-	size_t *w = xcalloc(t->ncols, sizeof *w), r, c;
-
-	for (r = 0; r < t->nrows * t->ncols; r++)
-		if (strlen(t->cells[r]) > w[r % t->ncols])
-			w[r % t->ncols] = strlen(t->cells[r]);
-	for (r = 0; r < t->nrows; r++) {
-		char *line = xstrdup(""), *next;
-		size_t len;
-
-		for (c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			bool last = c + 1 == t->ncols;
-
-			if (last && t->align[c] == 'l')
-				next = xasprintf("%s%s", line, cell);
-			else
-				next = xasprintf(t->align[c] == 'r' ? "%s%*s%s" : "%s%-*s%s", line,
-						 (int)w[c], cell, last ? "" : "  ");
-			free(line);
-			line = next;
-		}
-		len = strlen(line);
-		while (len > 0 && line[len - 1] == ' ')
-			line[--len] = '\0';
-		printf("%s\n", line);
-		free(line);
-	}
-	free(w);
-}
-
-/* Milliseconds with about four significant digits, as the report has them. */
-static char *fmt_ms(double v)
-{
-	if (!isfinite(v))
-		return xstrdup("-");
-	return xasprintf(fabs(v) >= 100 ? "%.1f" : fabs(v) >= 1 ? "%.2f" : "%.3f", v);
-}
-
-static char *fmt_fixed(double v, int decimals)
-{
-	return isfinite(v) ? xasprintf("%.*f", decimals, v) : xstrdup("-");
-}
-
 static char *fmt_change(double pct)
 {
 	return isfinite(pct) ? xasprintf("%+.1f%%", pct) : xstrdup("-");
-}
-
-static char *fmt_count(double v)
-{
-	if (!isfinite(v))
-		return xstrdup("-");
-	return xasprintf(fabs(v) >= 100 ? "%.0f" : "%.1f", v);
 }
 
 static char *fmt_p(const struct phase_cmp *c)
@@ -372,9 +276,9 @@ static void print_phases(const struct phase_cmp *cmp, size_t ncmp)
 		row[8] = fmt_p(c);
 		row[9] = xstrdup(c->verdict);
 		row[10] = xstrdup(c->note ? c->note : "");
-		table_add(&t, row);
+		table_row(&t, row);
 	}
-	table_print(&t);
+	table_print(&t, stdout);
 	table_free(&t);
 	printf("(Time: median job wall time, ms; change: B / A - 1; Ratio: to the run's own "
 	       "no-load phase;\n p: Mann-Whitney U, two-sided; significant below 0.05)\n");
@@ -405,12 +309,12 @@ static void print_loads(const struct phase_cmp *cmp, size_t ncmp)
 		row[3] = fmt_change(change_pct(c->a->load_cycles, c->b->load_cycles));
 		row[4] = fmt_fixed(c->a->lcpu_pct, 1);
 		row[5] = fmt_fixed(c->b->lcpu_pct, 1);
-		table_add(&t, row);
+		table_row(&t, row);
 	}
 	if (t.nrows > 1) {
 		printf("\nLoads over the probe window (load cycles and the loads' CPU%%, "
 		       "mean per round)\n");
-		table_print(&t);
+		table_print(&t, stdout);
 	}
 	table_free(&t);
 }
