@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,7 +70,7 @@ int main(int argc, char **argv)
 	uint64_t ops0, ops1, cyc0, cyc1, cpu0, cpu1;
 	int64_t t0, t1;
 	int c, status, event_fd;
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	log_init("cpu-ring-rate", 0);
 	while ((c = getopt(argc, argv, "t:w:h")) != -1) {
@@ -105,21 +104,11 @@ int main(int argc, char **argv)
 	/* Events go to our stderr as they are: nothing reads them here. */
 	event_fd = dup(STDERR_FILENO);
 	fcntl(event_fd, F_SETFL, O_NONBLOCK);
-	pid = fork();
+	struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = "/",
+					  .shm = shm, .event_fd = event_fd };
+	pid = loader_spawn(def.loader, &ctx);
 	if (pid < 0)
 		fatal("fork");
-	if (pid == 0) {
-		const struct loader_ops *ops = def.loader;
-		struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = "/",
-					  .shm = shm, .event_fd = event_fd };
-
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		loader_catch_stop();
-		_exit(ops->run(&ctx));
-	}
-	setpgid(pid, pid);
 
 	sleep_s(warm_s);
 	cpu0 = group_cpu_ns(pid);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,7 +93,7 @@ int main(int argc, char **argv)
 	uint64_t bytes0, bytes1, cpu0, cpu1;
 	int64_t t0, t1, deadline;
 	int c, status, event_fd, rc = 0;
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	log_init("loader-rate", 0);
 	if (base == NULL || *base == '\0')
@@ -138,21 +137,11 @@ int main(int argc, char **argv)
 	/* Events go to our stderr as they are: nothing else reads them. */
 	event_fd = dup(STDERR_FILENO);
 	fcntl(event_fd, F_SETFL, O_NONBLOCK);
-	pid = fork();
+	struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = scratch,
+					  .cache_dir = cache, .shm = shm, .event_fd = event_fd };
+	pid = loader_spawn(def.loader, &ctx);
 	if (pid < 0)
 		fatal("fork");
-	if (pid == 0) {
-		const struct loader_ops *ops = def.loader;
-		struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = scratch,
-					  .cache_dir = cache, .shm = shm, .event_fd = event_fd };
-
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		loader_catch_stop();
-		_exit(ops->run(&ctx));
-	}
-	setpgid(pid, pid);
 
 	deadline = mono_ns() + timeout_s * NSEC_PER_SEC;
 	if (wait_cycles(shm, (uint64_t)warm, pid, deadline) < 0) {

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -34,7 +33,6 @@
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 60000
 #define BACKOFF_RESET_MS 30000  /* a load that ran this long starts its back-off afresh */
-#define CHILD_EVENT_FD 3
 
 struct load {
 	struct supervisor *sv;
@@ -208,86 +206,29 @@ static uint64_t recent_oom_kills(struct supervisor *sv)
 
 /* ---- starting ---- */
 
-static void write_oom_score_adj(void)
-{
-	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (write(fd, "1000", 4) < 0)
-		log_warn("cannot set oom_score_adj: %s", strerror(errno));
-	close(fd);
-}
-
-/* The loader's top process: its own group, dies with loadd, first in line
- * for the OOM killer, nothing of loadd's but its event pipe. */
-static void __attribute__((noreturn)) load_child(struct load *l, pid_t parent)
-{
-	struct loader_ctx ctx;
-	sigset_t none;
-	int devnull, event_fd;
-
-	setpgid(0, 0);
-	/* The parent may have died before prctl(): then no signal will come. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(127);
-	write_oom_score_adj();
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* The event pipe moves out of the way first: stdin or stdout may be
-	 * what it is if loadd started with them closed. */
-	event_fd = fcntl(l->event_pipe[1], F_DUPFD_CLOEXEC, CHILD_EVENT_FD + 1);
-	if (event_fd < 0)
-		_exit(127);
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, STDIN_FILENO);
-		dup2(devnull, STDOUT_FILENO);
-	}
-	if (dup3(event_fd, CHILD_EVENT_FD, O_CLOEXEC) < 0)
-		_exit(127);
-	if (close_range(CHILD_EVENT_FD + 1, ~0U, 0) < 0) {
-		for (int fd = CHILD_EVENT_FD + 1; fd < 65536; fd++)
-			close(fd);
-	}
-	log_set_file(NULL);
-	loader_catch_stop();
-
-	ctx = (struct loader_ctx){
-		.name = l->name,
-		.config = l->def->config,
-		.dir = l->dir,
-		.cache_dir = l->cache_dir,
-		.shm = l->shm,
-		.event_fd = CHILD_EVENT_FD,
-	};
-	_exit(l->ops->run(&ctx));
-}
-
 static int load_start(struct load *l)
 {
-	pid_t parent = getpid(), pid;
+	struct loader_ctx ctx;
+	pid_t pid;
 
 	/* A restarted loader gets an empty dir too, whatever its last run left. */
 	if (remove_tree(l->dir) < 0 || mkdir(l->dir, 0700) < 0) {
 		recordf(l, "error", "cannot make its scratch dir %s: %s", l->dir, strerror(errno));
 		return -1;
 	}
-	pid = fork();
+	ctx = (struct loader_ctx){
+		.name = l->name,
+		.config = l->def->config,
+		.dir = l->dir,
+		.cache_dir = l->cache_dir,
+		.shm = l->shm,
+		.event_fd = l->event_pipe[1],
+	};
+	pid = loader_spawn(l->ops, &ctx);
 	if (pid < 0) {
 		recordf(l, "error", "cannot start: fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0)
-		load_child(l, parent);
-	/* Both sides set the group, so neither a kill nor a scan of the group
-	 * can come before it exists. */
-	setpgid(pid, pid);
 	l->pid = pid;
 	l->pgid = pid;
 	l->stopping = false;

@@ -435,3 +435,75 @@ int remove_tree(const char *path)
 		return errno == ENOENT ? 0 : -1;
 	return remove_at(AT_FDCWD, path, st.st_dev);
 }
+
+/* The event pipe's fixed descriptor in a loader's processes. */
+#define LOADER_EVENT_FD 3
+
+static void write_oom_score_adj(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "1000", 4) < 0)
+		log_warn("cannot set oom_score_adj: %s", strerror(errno));
+	close(fd);
+}
+
+/* The loader's top process: its own group, dies with its parent, first in
+ * line for the OOM killer, nothing of the parent's but its event pipe. */
+static void __attribute__((noreturn)) loader_child(const struct loader_ops *ops,
+						   const struct loader_ctx *parent_ctx,
+						   pid_t parent)
+{
+	struct loader_ctx ctx = *parent_ctx;
+	sigset_t none;
+	int devnull, event_fd;
+
+	setpgid(0, 0);
+	/* The parent may have died before prctl(): then no signal will come. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	write_oom_score_adj();
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* The event pipe moves out of the way first: stdin or stdout may be
+	 * what it is if the parent started with them closed. */
+	event_fd = fcntl(ctx.event_fd, F_DUPFD_CLOEXEC, LOADER_EVENT_FD + 1);
+	if (event_fd < 0)
+		_exit(127);
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+	}
+	if (dup3(event_fd, LOADER_EVENT_FD, O_CLOEXEC) < 0)
+		_exit(127);
+	if (close_range(LOADER_EVENT_FD + 1, ~0U, 0) < 0) {
+		for (int fd = LOADER_EVENT_FD + 1; fd < 65536; fd++)
+			close(fd);
+	}
+	log_set_file(NULL);
+	loader_catch_stop();
+	ctx.event_fd = LOADER_EVENT_FD;
+	_exit(ops->run(&ctx));
+}
+
+pid_t loader_spawn(const struct loader_ops *ops, const struct loader_ctx *ctx)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0)
+		loader_child(ops, ctx, parent);
+	/* Both sides set the group, so neither a kill nor a scan of the group
+	 * can come before it exists. */
+	if (pid > 0)
+		setpgid(pid, pid);
+	return pid;
+}

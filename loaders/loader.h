@@ -72,6 +72,14 @@ void loader_print_all(FILE *fp);
 void loader_table_check(void);
 extern const struct option_def load_common_options[];
 
+/* Starts a load's top process as loadd runs every load: in a process group
+ * of its own (its id is the returned pid), with SIGKILL as parent-death
+ * signal (the getppid race closed), oom_score_adj 1000, default signal
+ * actions, stdin and stdout on /dev/null, and of its parent's descriptors only
+ * stderr and ctx->event_fd. It runs ops->run(ctx) and exits with its status.
+ * Returns the pid, or -1 with errno when fork failed. */
+pid_t loader_spawn(const struct loader_ops *ops, const struct loader_ctx *ctx);
+
 /* ---- helpers for loaders, in their own processes ---- */
 
 /* Adds to the counters and stamps progress. */
