@@ -624,6 +624,10 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 		print_phases(&rep, out);
 		if (rep.baseline == NULL)
 			fprintf(out, "(no phase without loads: no Ratio)\n");
+		else
+			fprintf(out, "Times: the job's wall time in ms (Time = median); Ratio = median "
+				"/ %s's median;\nLoads: load cycles in the probe window; LCPU%%: the "
+				"loads' CPU time / the window's time.\n", rep.baseline);
 		print_loads(&rep, out);
 		print_pressure(&rep, out);
 	}
