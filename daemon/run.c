@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +32,6 @@ struct run {
 	long round;           /* from 1 */
 	size_t phase_index;
 	int64_t phase_id;     /* 0 between phases */
-	bool probing;
-	int64_t probe_start_ns;
 
 	/* The current phase's samples, for its progress line. */
 	double *walls;
@@ -123,7 +120,6 @@ static void phase_end(struct run *r, bool aborted)
 	free(stalled);
 	free(why);
 	r->phase_id = 0;
-	r->probing = false;
 	api_phase_end(r->api);
 }
 
@@ -143,14 +139,14 @@ static void probe_begin(evutil_socket_t fd, short what, void *arg)
 {
 	struct run *r = arg;
 	const struct phase_def *ph = &r->profile->phases[r->phase_index];
-	int64_t now = mono_ns();
+	int64_t now;
 
 	supervisor_mark_window(r->sv);
 	supervisor_snapshot(r->sv);
 	db_phase_probe_start(r->ro->db, r->phase_id, wall_now());
-	r->probing = true;
-	r->probe_start_ns = now;
 	api_probe_begin(r->api);
+	/* After the bookkeeping, so the first slot does not start late. */
+	now = mono_ns();
 	prober_begin_phase(r->prober, r->phase_id, now, now + ph->duration_ms * NSEC_PER_MSEC,
 			   r->profile->probe.every_ms, ph->cache == CACHE_COLD);
 }
