@@ -45,6 +45,18 @@ static const char *const migrations[] = {
 	"  ended_at REAL"
 	");"
 	"CREATE INDEX runs_status ON runs(status);"
+	/* Each [load NAME] of a run, with the units its loader counts in, so
+	 * that readers without the loaders name its figures. */
+	"CREATE TABLE loads ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  type TEXT NOT NULL,"
+	"  cycle_unit TEXT NOT NULL,"
+	"  ops_unit TEXT,"
+	"  reports_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (run_id, name)"
+	");"
 	"CREATE TABLE phases ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
@@ -147,6 +159,7 @@ enum stmt_id {
 	STMT_MARK_CRASHED,
 	STMT_RUN_INSERT,
 	STMT_RUN_END,
+	STMT_LOAD_INSERT,
 	STMT_PHASE_INSERT,
 	STMT_PHASE_PROBE_START,
 	STMT_PHASE_END,
@@ -157,6 +170,7 @@ enum stmt_id {
 	STMT_LATEST_RUN,
 	STMT_RUN_GET,
 	STMT_RUNS_LIST,
+	STMT_LOADS_LIST,
 	STMT_PHASES_LIST,
 	STMT_SAMPLES_LIST,
 	STMT_LOADER_LIST,
@@ -191,6 +205,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
 		" VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
 		" ?15)",
 	[STMT_RUN_END] = "UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1",
+	[STMT_LOAD_INSERT] =
+		"INSERT INTO loads (run_id, name, type, cycle_unit, ops_unit, reports_bytes)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[STMT_PHASE_INSERT] =
 		"INSERT INTO phases (run_id, round, seq, name, cache, loads, started_at)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -216,6 +233,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
 	[STMT_LATEST_RUN] = "SELECT max(id) FROM runs",
 	[STMT_RUN_GET] = "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1",
 	[STMT_RUNS_LIST] = "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC",
+	[STMT_LOADS_LIST] = "SELECT name, type, cycle_unit, ops_unit, reports_bytes FROM loads"
+			    " WHERE run_id = ?1 ORDER BY id",
 	[STMT_PHASES_LIST] = "SELECT " PHASE_COLUMNS " FROM phases p WHERE p.run_id = ?1"
 			     " ORDER BY p.started_at, p.id",
 	[STMT_SAMPLES_LIST] = "SELECT " SAMPLE_COLUMNS " FROM samples s WHERE s.phase_id = ?1"
@@ -616,6 +635,19 @@ int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_a
 	return step_done(db, st, "ending a run", DB_HERE);
 }
 
+int db_load_insert(struct db *db, int64_t run_id, const struct load_info *l)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_LOAD_INSERT);
+
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, l->name);
+	bind_text(st, 3, l->type);
+	bind_text(st, 4, l->cycle_unit);
+	bind_text(st, 5, l->ops_unit);
+	sqlite3_bind_int(st, 6, l->reports_bytes);
+	return step_done(db, st, "recording a load", DB_HERE);
+}
+
 int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, const char *name,
 		       const char *cache, const char *loads, double started_at)
 {
@@ -841,6 +873,48 @@ int db_runs_list(struct db *db, struct run_row **out, size_t *n)
 	*out = rows;
 	*n = count;
 	return 0;
+}
+
+int db_loads_list(struct db *db, int64_t run_id, struct load_info **out, size_t *n)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_LOADS_LIST);
+	struct load_info *rows = NULL;
+	size_t count = 0, cap = 0;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = step_row(db, st, "listing loads", DB_HERE)) > 0) {
+		struct load_info *l;
+
+		rows = grow(rows, count, &cap, sizeof *rows);
+		l = &rows[count++];
+		l->name = col_str(st, 0);
+		l->type = col_str(st, 1);
+		l->cycle_unit = col_str(st, 2);
+		l->ops_unit = col_str_or_null(st, 3);
+		l->reports_bytes = sqlite3_column_int(st, 4) != 0;
+	}
+	if (rc < 0) {
+		db_loads_free(rows, count);
+		rows = NULL;
+		count = 0;
+	}
+	*out = rows;
+	*n = count;
+	return rc < 0 ? -1 : 0;
+}
+
+void db_loads_free(struct load_info *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free((char *)rows[i].name);
+		free((char *)rows[i].type);
+		free((char *)rows[i].cycle_unit);
+		free((char *)rows[i].ops_unit);
+	}
+	free(rows);
 }
 
 /* Phase columns start at column `c` (PHASE_COLUMNS order). */

@@ -44,11 +44,22 @@ struct run_info {
 	int pid;
 };
 
+/* A [load NAME] of a run: its loader and the units that loader counts in. */
+struct load_info {
+	const char *name;
+	const char *type;       /* the loader, e.g. "cpu" */
+	const char *cycle_unit; /* what a cycle is, plural: "trips" */
+	const char *ops_unit;   /* what ops counts, plural: "passes"; NULL: no ops figure */
+	bool reports_bytes;     /* its bytes make a MiB/s */
+};
+
 /* Marks every run still 'running' as 'crashed' (call while holding the
  * database lock, so no live loadd owns them). Returns how many. */
 int db_mark_crashed(struct db *db);
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at);
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at);
+/* Once per [load NAME] of the run's profile, right after db_run_begin. */
+int db_load_insert(struct db *db, int64_t run_id, const struct load_info *l);
 int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, const char *name,
 		       const char *cache, const char *loads, double started_at);
 int db_phase_probe_start(struct db *db, int64_t phase_id, double t);
@@ -101,6 +112,10 @@ int db_run_get(struct db *db, int64_t run_id, struct run_row *out);
 void db_run_row_free(struct run_row *r);
 /* Newest first. *out is xmalloc'd; free each with db_run_row_free. */
 int db_runs_list(struct db *db, struct run_row **out, size_t *n);
+/* A run's loads in the order they were recorded; strings are owned by the
+ * returned array: free with db_loads_free. */
+int db_loads_list(struct db *db, int64_t run_id, struct load_info **out, size_t *n);
+void db_loads_free(struct load_info *rows, size_t n);
 /* In order of start. */
 int db_phases_list(struct db *db, int64_t run_id, struct phase_row **out, size_t *n);
 void db_phase_rows_free(struct phase_row *rows, size_t n);

@@ -228,6 +228,27 @@ static void record_run_start(const struct profile *p, const char *fingerprint,
 	};
 }
 
+/* Each [load NAME] with its loader's units: the report and loadtop name
+ * its figures from these, as they do not link the loaders. */
+static int record_loads(struct db *db, int64_t run_id, const struct profile *p)
+{
+	for (size_t i = 0; i < p->nloads; i++) {
+		const struct load_def *ld = &p->loads[i];
+		const struct loader_ops *ops = ld->loader;
+		const struct load_info li = {
+			.name = ld->name,
+			.type = ld->type,
+			.cycle_unit = ops->cycle_unit,
+			.ops_unit = ops->ops_unit,
+			.reports_bytes = ops->reports_bytes,
+		};
+
+		if (db_load_insert(db, run_id, &li) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -322,8 +343,12 @@ int main(int argc, char **argv)
 		 (unsigned long long)tree_entries(&p.probe.tree), (mono_ns() - t0) / 1e9);
 
 	record_run_start(&p, fingerprint, &ri, &host);
+	/* The run and its loads in one transaction: no reader sees one
+	 * without the other. */
+	if (db_begin(db) < 0)
+		fatalx("cannot record the run in %s", db_path);
 	int64_t run_id = db_run_begin(db, &ri, wall_now());
-	if (run_id <= 0)
+	if (run_id <= 0 || record_loads(db, run_id, &p) < 0 || db_commit(db) < 0)
 		fatalx("cannot record the run in %s", db_path);
 	char total[32];
 	format_ms(profile_total_ms(&p), total, sizeof total);

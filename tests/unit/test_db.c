@@ -122,6 +122,12 @@ static const struct run_info test_run = {
 	.pid = 4242,
 };
 
+/* The run's loads: one with an ops figure, one without. */
+static const struct load_info test_loads[] = {
+	{ .name = "cpu", .type = "cpu", .cycle_unit = "trips", .ops_unit = "passes" },
+	{ .name = "mem", .type = "write", .cycle_unit = "files", .reports_bytes = true },
+};
+
 static struct sample mk_sample(int64_t phase_id, int64_t seq, double wall)
 {
 	struct sample s = {
@@ -149,6 +155,8 @@ static int64_t write_run(struct db *db, int64_t *phase_ids)
 	int i;
 
 	assert_true(run > 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(db_load_insert(db, run, &test_loads[i]), 0);
 	phase_ids[0] = db_phase_begin(db, run, 1, 0, "none", "warm", "", 1700000000.5);
 	phase_ids[1] = db_phase_begin(db, run, 1, 1, "cpu", "warm", "cpu mem", 1700000031.0);
 	assert_true(phase_ids[0] > 0 && phase_ids[1] > phase_ids[0]);
@@ -216,6 +224,7 @@ static void check_run(struct db *db, int64_t run, int64_t *phase_ids)
 	struct loader_sample *ls;
 	struct sys_sample *sys;
 	struct event *ev;
+	struct load_info *li;
 	size_t n;
 
 	assert_int_equal(db_latest_run(db), run);
@@ -240,6 +249,21 @@ static void check_run(struct db *db, int64_t run, int64_t *phase_ids)
 	assert_int_equal(r.samples, 7);
 	db_run_row_free(&r);
 	assert_int_equal(db_run_get(db, run + 100, &r), 1);
+
+	assert_int_equal(db_loads_list(db, run, &li, &n), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(li[i].name, test_loads[i].name);
+		assert_string_equal(li[i].type, test_loads[i].type);
+		assert_string_equal(li[i].cycle_unit, test_loads[i].cycle_unit);
+		assert_int_equal(li[i].reports_bytes, test_loads[i].reports_bytes);
+	}
+	assert_string_equal(li[0].ops_unit, "passes");
+	assert_null(li[1].ops_unit); /* no ops figure stays NULL, not "" */
+	db_loads_free(li, n);
+	assert_int_equal(db_loads_list(db, run + 100, &li, &n), 0);
+	assert_int_equal(n, 0);
+	db_loads_free(li, n);
 
 	assert_int_equal(db_phases_list(db, run, &ph, &n), 0);
 	assert_int_equal(n, 2);
@@ -335,9 +359,9 @@ static void test_schema(void **state)
 	db_close(db);
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-					  " AND name IN ('runs', 'phases', 'samples',"
+					  " AND name IN ('runs', 'loads', 'phases', 'samples',"
 					  " 'system_stats', 'loader_stats', 'events')"),
-			 6);
+			 7);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
 					  " AND name IN ('phases_run', 'samples_phase')"),
 			 2);
@@ -382,6 +406,9 @@ static void test_write_read(void **state)
 	db = open_ok(f->path, DB_READWRITE);
 	s = mk_sample(phases[1] + 1000, 0, 1);
 	assert_int_equal(db_sample_insert(db, run, &s), -1);
+	/* a load of no run, or a second load of one name in a run, is refused */
+	assert_int_equal(db_load_insert(db, run + 1000, &test_loads[0]), -1);
+	assert_int_equal(db_load_insert(db, run, &test_loads[1]), -1);
 	assert_int_equal(db_run_end(db, run, "complete", 1700000065.0), 0);
 	struct run_row r;
 	assert_int_equal(db_run_get(db, run, &r), 0);
