@@ -289,11 +289,14 @@ static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 	for (i = 0; i < p->nload; i++) {
 		struct report_load *l = &p->load[i];
 		bool have = l->seconds > 0;
+		/* A loader's own word on what it counts, else what moved. */
+		bool known = l->cycle_unit != NULL;
+		bool bytes = known ? l->reports_bytes : l->counts_bytes;
+		bool ops = known ? l->ops_unit != NULL : l->counts_ops;
 
 		l->cycles_per_s = have ? (double)l->cycles / l->seconds : NAN;
-		l->mib_per_s =
-			have && l->counts_bytes ? (double)l->bytes / 1048576.0 / l->seconds : NAN;
-		l->ops_per_s = have && l->counts_ops ? (double)l->ops / l->seconds : NAN;
+		l->mib_per_s = have && bytes ? (double)l->bytes / 1048576.0 / l->seconds : NAN;
+		l->ops_per_s = have && ops ? (double)l->ops / l->seconds : NAN;
 		l->lcpu_pct = have ? l->cpu_ms / l->seconds / 10 : NAN;
 	}
 
@@ -316,6 +319,34 @@ static void init_loads(struct report_phase *p)
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		find_load(p, tok, true);
 	free(copy);
+}
+
+/* Gives every load the type and units the run recorded for it. */
+static int attach_units(struct db *db, struct run_report *rep)
+{
+	struct load_info *info;
+	size_t n, i, j, k;
+
+	if (db_loads_list(db, rep->run.id, &info, &n) < 0)
+		return -1;
+	for (i = 0; i < rep->nphases; i++) {
+		struct report_phase *p = &rep->phases[i];
+
+		for (j = 0; j < p->nload; j++) {
+			struct report_load *l = &p->load[j];
+
+			for (k = 0; k < n && strcmp(info[k].name, l->name) != 0; k++)
+				;
+			if (k == n)
+				continue;
+			l->type = xstrdup(info[k].type);
+			l->cycle_unit = xstrdup(info[k].cycle_unit);
+			l->ops_unit = info[k].ops_unit ? xstrdup(info[k].ops_unit) : NULL;
+			l->reports_bytes = info[k].reports_bytes;
+		}
+	}
+	db_loads_free(info, n);
+	return 0;
 }
 
 static const char *report_phase_name(const struct run_report *rep, const char *name)
@@ -380,6 +411,8 @@ int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 		if (add_round(db, &ph[i], p, &acc[p - rep->phases]) < 0)
 			goto fail;
 	}
+	if (attach_units(db, rep) < 0)
+		goto fail;
 	for (j = 0; j < rep->nphases; j++)
 		finish_phase(&rep->phases[j], &acc[j]);
 	free(acc);
@@ -416,8 +449,12 @@ void report_free(struct run_report *rep)
 	for (i = 0; i < rep->nphases; i++) {
 		struct report_phase *p = &rep->phases[i];
 
-		for (j = 0; j < p->nload; j++)
+		for (j = 0; j < p->nload; j++) {
 			free(p->load[j].name);
+			free(p->load[j].type);
+			free(p->load[j].cycle_unit);
+			free(p->load[j].ops_unit);
+		}
 		for (j = 0; j < p->nrounds; j++)
 			free(p->rounds[j].reason);
 		free(p->load);
@@ -537,49 +574,84 @@ static void print_phases(const struct run_report *rep, FILE *out)
 	table_free(&t);
 }
 
+/* A rate and its unit, "17177 trips/s", the number right-aligned in width
+ * so that a column's numbers line up; a figure that does not exist is a
+ * bare "-". */
+static char *fmt_rate(const char *num, int width, const char *unit)
+{
+	if (strcmp(num, "-") == 0 || unit == NULL)
+		return xasprintf("%*s", width, num);
+	return xasprintf("%*s %s/s", width, num, unit);
+}
+
 static void print_loads(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
-		"Phase", "Load", "cycles/s", "MiB/s", "ops/s", "LCPU%", "errors", "restarts", "",
+		"Phase", "Load", "Type", "Cycles", "Ops", "MiB/s", "LCPU%", "errors", "restarts",
+		"",
 	};
 	enum { NCOLS = sizeof head / sizeof head[0] };
-	static const char align[] = "llrrrrrrl";
+	static const char align[] = "lllllrrrrl";
 	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
 	struct table t;
-	size_t i, j;
-	bool any = false;
+	size_t i, j, n = 0, row;
+	int cycles_width = 0, ops_width = 0;
+	char **cycles, **ops;
 
 	for (i = 0; i < rep->nphases; i++)
-		any |= rep->phases[i].nload > 0;
-	if (!any)
+		n += rep->phases[i].nload;
+	if (n == 0)
 		return;
+	/* The numbers first, for the widths their columns need. */
+	cycles = xcalloc(n, sizeof *cycles);
+	ops = xcalloc(n, sizeof *ops);
+	for (i = 0, row = 0; i < rep->nphases; i++) {
+		for (j = 0; j < rep->phases[i].nload; j++, row++) {
+			const struct report_load *l = &rep->phases[i].load[j];
+
+			cycles[row] = fmt_count(l->cycles_per_s);
+			ops[row] = fmt_count(l->ops_per_s);
+			if ((int)strlen(cycles[row]) > cycles_width)
+				cycles_width = (int)strlen(cycles[row]);
+			if ((int)strlen(ops[row]) > ops_width)
+				ops_width = (int)strlen(ops[row]);
+		}
+	}
 	fprintf(out, "\nLoads over the probe window (valid rounds)\n");
 	table_init(&t, head, align);
-	for (i = 0; i < rep->nphases; i++) {
+	for (i = 0, row = 0; i < rep->nphases; i++) {
 		const struct report_phase *p = &rep->phases[i];
 
-		for (j = 0; j < p->nload; j++) {
+		for (j = 0; j < p->nload; j++, row++) {
 			const struct report_load *l = &p->load[j];
+			bool known = l->cycle_unit != NULL;
+			const char *cycle_unit = known ? l->cycle_unit : "cycles";
+			const char *ops_unit = known ? l->ops_unit : "ops";
 			char *c[NCOLS];
 
 			c[0] = xstrdup(j == 0 ? p->name : "");
 			c[1] = xstrdup(l->name);
-			c[2] = fmt_count(l->cycles_per_s);
-			c[3] = fmt_fixed(l->mib_per_s, 1);
-			c[4] = fmt_count(l->ops_per_s);
-			c[5] = fmt_fixed(l->lcpu_pct, 1);
-			c[6] = l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
+			c[2] = xstrdup(known ? l->type : "-");
+			c[3] = fmt_rate(cycles[row], cycles_width, cycle_unit);
+			c[4] = fmt_rate(ops[row], ops_width, ops_unit);
+			c[5] = fmt_fixed(l->mib_per_s, 1);
+			c[6] = fmt_fixed(l->lcpu_pct, 1);
+			c[7] = l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
 					  : xstrdup("-");
-			c[7] = l->windows ? xasprintf("%d", l->restarts) : xstrdup("-");
+			c[8] = l->windows ? xasprintf("%d", l->restarts) : xstrdup("-");
 			if (l->windows)
-				c[8] = xstrdup("");
+				c[9] = xstrdup("");
 			else if (p->valid_rounds)
-				c[8] = xstrdup("no counters in the probe window");
+				c[9] = xstrdup("no counters in the probe window");
 			else
-				c[8] = xstrdup("no valid round");
+				c[9] = xstrdup("no valid round");
+			free(cycles[row]);
+			free(ops[row]);
 			table_row(&t, c);
 		}
 	}
+	free(cycles);
+	free(ops);
 	table_print(&t, out);
 	table_free(&t);
 }
@@ -681,6 +753,9 @@ static json_t *json_load(const struct report_load *l)
 	json_t *o = json_object();
 
 	jset(o, "name", json_string(l->name));
+	jset(o, "type", jstr_or_null(l->type));
+	jset(o, "cycle_unit", jstr_or_null(l->cycle_unit));
+	jset(o, "ops_unit", jstr_or_null(l->ops_unit));
 	jset(o, "windows", jint((int64_t)l->windows));
 	jset(o, "seconds", jreal(l->seconds));
 	jset(o, "cycles", jint((int64_t)l->cycles));

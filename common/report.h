@@ -16,6 +16,12 @@
  * start and the last one at or before its end. Rates are NaN when unknown. */
 struct report_load {
 	char *name;
+	/* As the run recorded the load; NULL when it did not (its figures are
+	 * then named cycles and ops, and MiB/s shows when bytes moved). */
+	char *type;
+	char *cycle_unit;    /* "trips" */
+	char *ops_unit;      /* "passes"; NULL also when the loader keeps no ops figure */
+	bool reports_bytes;
 	size_t windows;      /* rounds that gave this load a window */
 	double seconds;      /* their total length */
 	uint64_t cycles, bytes, ops, errors;

@@ -75,23 +75,29 @@ done
 sql "select message from events where load = 'net' and kind = 'info'" | grep -q "^serving 65536 bytes on 127.0.0.1:" ||
 	fail "net did not say where it serves: $(sql "select message from events where load = 'net'")"
 
-# The report's load table gives every load cycles/s and MiB/s above zero.
+# The report's load table gives every load its type, its cycles/s in its
+# loader's unit and a MiB/s above zero.
 python3 - "$T/out" <<'PY' || fail "report lacks throughput: $(cat "$T/out")"
 import sys
 text = open(sys.argv[1]).read()
 part = text.split("Loads over the probe window", 1)[1].split("\n\n", 1)[0]
 lines = part.splitlines()
-at = next(i for i, l in enumerate(lines) if "cycles/s" in l)
-head = lines[at].split()
-want = {"fs", "net", "netka", "tree"}
+at = next(i for i, l in enumerate(lines) if l.startswith("Phase") and "Cycles" in l)
+head = lines[at]
+def left(line, col, nxt):  # a left-aligned cell, which may hold blanks ("2.5 tar cycles/s")
+    return line[head.index(col):head.index(nxt)].strip()
+def right(line, col):      # a right-aligned number ends where its heading ends
+    return line[:head.index(col) + len(col)].split()[-1]
+want = {"fs": ("fs", "runs/s"), "net": ("net", "transfers/s"), "netka": ("net", "transfers/s"),
+        "tree": ("tree", "tar cycles/s")}
 seen = {}
 for line in lines[at + 1:]:
-    # A phase's second load leaves the Phase column blank.
-    words = (["-"] if line.startswith(" ") else []) + line.split()
-    if len(words) >= 2 and words[1] in want:
-        row = dict(zip(head, words))
-        seen[words[1]] = (float(row["cycles/s"]), float(row["MiB/s"]))
-assert set(seen) == want, seen
+    load = left(line, "Load", "Type")
+    if load in want:
+        cycles = left(line, "Cycles", "Ops")
+        assert (left(line, "Type", "Cycles"), cycles.split(" ", 1)[1]) == want[load], line
+        seen[load] = (float(cycles.split()[0]), float(right(line, "MiB/s")))
+assert set(seen) == set(want), seen
 assert all(c > 0 and m > 0 for c, m in seen.values()), seen
 PY
 

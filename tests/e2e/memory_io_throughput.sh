@@ -81,14 +81,15 @@ import sys
 text = open(sys.argv[1]).read()
 part = text.split("Loads over the probe window", 1)[1].split("\n\n", 1)[0]
 lines = part.splitlines()
-head = next(l for l in lines if "MiB/s" in l).split()
-col = head.index("MiB/s") - head.index("Load")
+at = next(i for i, l in enumerate(lines) if l.startswith("Phase") and "MiB/s" in l)
+head = lines[at]
 seen = {}
-for line in lines:
-    words = line.split()
-    for load in ("mem", "wr", "wrsync", "rd", "rdkeep"):
-        if load in words:
-            seen.setdefault(load, []).append(float(words[words.index(load) + col]))
+for line in lines[at + 1:]:
+    # Load is left-aligned; MiB/s, a number, ends where its heading ends.
+    load = line[head.index("Load"):head.index("Type")].strip()
+    if load in ("mem", "wr", "wrsync", "rd", "rdkeep"):
+        mib = line[:head.index("MiB/s") + len("MiB/s")].split()[-1]
+        seen.setdefault(load, []).append(float(mib))
 assert set(seen) == {"mem", "wr", "wrsync", "rd", "rdkeep"}, seen
 assert all(v > 0 for vs in seen.values() for v in vs), seen
 PY

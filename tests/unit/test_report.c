@@ -1,7 +1,8 @@
 /* The report from a hand-made run: rounds pooled by phase name, failed jobs
  * and invalid rounds left out, Ratio against the first phase without
- * loads, loader windows cut at the probe window, PSI means, and the same
- * figures in the text and the JSON. */
+ * loads, loader windows cut at the probe window, each load's throughput in
+ * the units the run recorded for it, PSI means, and the same figures in the
+ * text and the JSON. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,8 +49,8 @@ static void add_loader(struct db *db, int64_t run, int64_t phase, double t, uint
 		       double cpu_ms)
 {
 	struct loader_sample l = {
-		.phase_id = phase, .load = "cpu", .t = t, .cycles = cycles, .cpu_ms = cpu_ms,
-		.procs = 2, .running = true,
+		.phase_id = phase, .load = "cpu", .t = t, .cycles = cycles, .ops = cycles * 8,
+		.cpu_ms = cpu_ms, .procs = 2, .running = true,
 	};
 	assert_int_equal(db_loader_sample_insert(db, run, &l), 0);
 }
@@ -65,7 +66,8 @@ static void add_psi(struct db *db, int64_t run, int64_t phase, double t, double 
 
 /*  phase "none" (no loads): round 1 10 20 30 + a failed job, round 2 40 50
  *  phase "cpu"  (load cpu): round 1 60 60 90, round 2 invalid (1000)
- *  phase "io"   (load io):  round 1 only, invalid */
+ *  phase "io"   (load io):  round 1 only, invalid
+ *  load "cpu" recorded with its units; load "io" not recorded */
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
@@ -87,6 +89,10 @@ static int setup(void **state)
 	if (db == NULL)
 		return -1;
 	run = db_run_begin(db, &ri, 50);
+	const struct load_info cpu = {
+		.name = "cpu", .type = "cpu", .cycle_unit = "trips", .ops_unit = "passes",
+	};
+	assert_int_equal(db_load_insert(db, run, &cpu), 0);
 
 	p = db_phase_begin(db, run, 1, 0, "none", "warm", "", 99);
 	db_phase_probe_start(db, p, 100);
@@ -189,13 +195,16 @@ static void test_build(void **state)
 	/* loader window 99.9 .. 102: 2100 cycles and 1050 ms of CPU in 2.1 s */
 	assert_int_equal(cpu->nload, 1);
 	assert_string_equal(cpu->load[0].name, "cpu");
+	assert_string_equal(cpu->load[0].type, "cpu");
+	assert_string_equal(cpu->load[0].cycle_unit, "trips");
+	assert_string_equal(cpu->load[0].ops_unit, "passes");
 	assert_int_equal(cpu->load[0].windows, 1);
 	assert_true(cpu->load[0].cycles == 2100);
 	assert_near(cpu->load[0].seconds, 2.1, 1e-9);
 	assert_near(cpu->load[0].cycles_per_s, 1000, 1e-6);
 	assert_near(cpu->load[0].lcpu_pct, 50, 1e-6);
-	assert_true(isnan(cpu->load[0].mib_per_s)); /* it never counted bytes */
-	assert_true(isnan(cpu->load[0].ops_per_s));
+	assert_true(isnan(cpu->load[0].mib_per_s)); /* its loader moves no bytes */
+	assert_near(cpu->load[0].ops_per_s, 8000, 1e-6);
 	assert_near(cpu->load_cycles, 2100, 1e-9);
 	assert_near(cpu->lcpu_pct, 50, 1e-6);
 
@@ -207,6 +216,8 @@ static void test_build(void **state)
 			    "INVALID: no progress during the probe window from load(s): io");
 	assert_int_equal(io->nload, 1);
 	assert_int_equal(io->load[0].windows, 0);
+	assert_null(io->load[0].type); /* the run did not record it */
+	assert_null(io->load[0].cycle_unit);
 	report_free(&rep);
 
 	assert_int_equal(report_build(f->db, f->run + 1, &rep), 1);
@@ -261,8 +272,7 @@ static void test_text(void **state)
 	assert_non_null(strstr(line, "INVALID: round 2: cpu stalled"));
 	free(line);
 	assert_non_null(strstr(table_line(buf, "io"), "INVALID: no progress"));
-	/* the loads table and the pressure table */
-	assert_non_null(strstr(buf, "cycles/s"));
+	/* the pressure table */
 	assert_non_null(strstr(buf, "n/a"));
 	/* columns line up: each row's Ratio ends where the heading's does */
 	const char *head = strstr(buf, "\nPhase ") + 1;
@@ -318,6 +328,128 @@ static void test_json(void **state)
 	free(buf);
 }
 
+/* The text of the loads table's cell under `col` in the row of load `name`:
+ * a left-aligned column's cell starts where its heading does, a right-
+ * aligned one (MiB/s) ends where its heading ends. */
+static char *loads_cell(const char *text, const char *name, const char *col)
+{
+	const char *head = strstr(text, "\nLoads over the probe window");
+	const char *p, *at;
+	size_t load_at, col_at, len = strlen(name);
+	bool right = strcmp(col, "MiB/s") == 0;
+
+	assert_non_null(head);
+	head = strstr(head, "\nPhase ");
+	assert_non_null(head);
+	head++;
+	load_at = (size_t)(strstr(head, "Load") - head);
+	at = strstr(head, col);
+	assert_true(at != NULL && at < strchr(head, '\n'));
+	col_at = (size_t)(at - head) + (right ? strlen(col) : 0);
+	for (p = strchr(head, '\n') + 1; *p != '\0' && *p != '\n'; p = strchr(p, '\n') + 1) {
+		size_t line_len = strcspn(p, "\n"), start, end;
+
+		if (line_len <= load_at || strncmp(p + load_at, name, len) != 0 ||
+		    p[load_at + len] != ' ')
+			continue;
+		assert_true(line_len > col_at);
+		if (right) {
+			end = col_at;
+			for (start = end; start > 0 && p[start - 1] != ' '; start--)
+				;
+		} else {
+			start = col_at;
+			assert_true(start == 0 || p[start - 1] == ' ');
+			/* a rate's number is padded to its column's widest */
+			while (start < line_len && p[start] == ' ')
+				start++;
+			/* cells end at two blanks (a unit has one inside) */
+			for (end = start; end < line_len && strncmp(p + end, "  ", 2) != 0; end++)
+				;
+		}
+		return strndup(p + start, end - start);
+	}
+	fail_msg("no row for load %s", name);
+	return NULL;
+}
+
+/* Each load's figures named in its loader's units as the run recorded them,
+ * in the text and the JSON; a load the run has no units for falls back to
+ * generic names, and MiB/s to whether bytes moved. */
+static void test_units(void **state)
+{
+	static const struct {
+		const char *sql; /* applied to the fixture's loads table first */
+		const char *type, *cycles, *ops, *mib;
+		const char *json_type, *json_cycle_unit, *json_ops_unit; /* NULL: null */
+	} cases[] = {
+		{ "SELECT 1", "cpu", "1000 trips/s", "8000 passes/s", "-", "cpu", "trips",
+		  "passes" },
+		{ "UPDATE loads SET ops_unit = NULL, reports_bytes = 1, cycle_unit = 'tar cycles'",
+		  "cpu", "1000 tar cycles/s", "-", "0.0", "cpu", "tar cycles", NULL },
+		{ "DELETE FROM loads", "-", "1000 cycles/s", "8000 ops/s", "-", NULL, NULL, NULL },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *buf = NULL, *cell, *errmsg = NULL;
+		size_t len = 0;
+		FILE *fp;
+		sqlite3 *raw;
+		json_error_t jerr;
+		json_t *root, *load;
+		const char *want_json[3] = { cases[i].json_type, cases[i].json_cycle_unit,
+					     cases[i].json_ops_unit };
+		static const char *const json_key[3] = { "type", "cycle_unit", "ops_unit" };
+		const char *want_text[4] = { cases[i].type, cases[i].cycles, cases[i].ops,
+					     cases[i].mib };
+		static const char *const text_col[4] = { "Type", "Cycles", "Ops", "MiB/s" };
+
+		assert_int_equal(sqlite3_open(f->path, &raw), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(raw, cases[i].sql, NULL, NULL, &errmsg), SQLITE_OK);
+		sqlite3_close(raw);
+
+		fp = open_memstream(&buf, &len);
+		assert_int_equal(report_print(f->db, f->run, fp), 0);
+		fclose(fp);
+		for (size_t k = 0; k < 4; k++) {
+			cell = loads_cell(buf, "cpu", text_col[k]);
+			if (strcmp(cell, want_text[k]) != 0)
+				fail_msg("case %zu: %s is '%s', want '%s':\n%s", i, text_col[k],
+					 cell, want_text[k], buf);
+			free(cell);
+		}
+		/* the io load has no window: its figures are bare dashes */
+		cell = loads_cell(buf, "io", "Ops");
+		assert_string_equal(cell, "-");
+		free(cell);
+		free(buf);
+
+		buf = NULL;
+		fp = open_memstream(&buf, &len);
+		assert_int_equal(report_json(f->db, f->run, fp), 0);
+		fclose(fp);
+		root = json_loads(buf, 0, &jerr);
+		if (root == NULL)
+			fail_msg("report JSON does not parse: %s", jerr.text);
+		load = json_array_get(
+			json_object_get(json_array_get(json_object_get(root, "phases"), 1),
+					"load_stats"),
+			0);
+		for (size_t k = 0; k < 3; k++) {
+			json_t *v = json_object_get(load, json_key[k]);
+
+			assert_non_null(v);
+			if (want_json[k] == NULL)
+				assert_true(json_is_null(v));
+			else
+				assert_string_equal(json_string_value(v), want_json[k]);
+		}
+		json_decref(root);
+		free(buf);
+	}
+}
+
 /* A [run] baseline in the stored profile wins over the first no-load phase;
  * a baseline that names no phase of the run falls back to it. */
 static void test_profile_baseline(void **state)
@@ -357,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_baseline, setup, teardown),
 	};
 
