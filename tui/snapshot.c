@@ -25,8 +25,13 @@ struct source {
 	struct db *db;
 	int64_t want;     /* the run asked for; 0: the latest, following new ones */
 	int64_t run_id;   /* the run read last */
-	struct profile profile; /* as stored with the run: phases, load types, baseline */
+	struct profile profile; /* as stored with the run: phases, baseline */
 	enum { PROFILE_UNREAD, PROFILE_OK, PROFILE_BAD } profile_state;
+	/* The run's loads with their types and units, recorded with the run
+	 * itself: read once. */
+	struct load_info *load_info;
+	size_t nload_info;
+	bool load_info_read;
 	struct phase_figures *done;
 	size_t ndone;
 	int64_t data_version;
@@ -48,6 +53,10 @@ static void source_forget_run(struct source *src)
 	if (src->profile_state == PROFILE_OK)
 		profile_free(&src->profile);
 	src->profile_state = PROFILE_UNREAD;
+	db_loads_free(src->load_info, src->nload_info);
+	src->load_info = NULL;
+	src->nload_info = 0;
+	src->load_info_read = false;
 	free(src->done);
 	src->done = NULL;
 	src->ndone = 0;
@@ -100,6 +109,7 @@ void snapshot_free(struct snapshot *s)
 	for (size_t i = 0; i < s->nloads; i++) {
 		free(s->loads[i].name);
 		free(s->loads[i].type);
+		free(s->loads[i].unit);
 	}
 	free(s->loads);
 	db_events_free(s->events, s->nevents);
@@ -265,11 +275,43 @@ static uint64_t delta(uint64_t now, uint64_t before)
 	return now > before ? now - before : 0;
 }
 
+enum load_figure { FIGURE_BYTES, FIGURE_OPS, FIGURE_CYCLES };
+
+/* The figure a load's throughput shows: MiB/s for a loader that moves bytes,
+ * else its own operations, else its cycles. A load the run did not record
+ * gets the counter that moved, named generically. */
+static enum load_figure load_figure(const struct load_info *info, const struct loader_sample *a)
+{
+	if (info != NULL) {
+		if (info->reports_bytes)
+			return FIGURE_BYTES;
+		return info->ops_unit != NULL ? FIGURE_OPS : FIGURE_CYCLES;
+	}
+	if (a->bytes > 0)
+		return FIGURE_BYTES;
+	return a->ops > 0 ? FIGURE_OPS : FIGURE_CYCLES;
+}
+
+static char *load_unit(enum load_figure fig, const struct load_info *info)
+{
+	switch (fig) {
+	case FIGURE_BYTES:
+		return xstrdup("MiB/s");
+	case FIGURE_OPS:
+		return xasprintf("%s/s", info != NULL ? info->ops_unit : "ops");
+	default:
+		return xasprintf("%s/s", info != NULL ? info->cycle_unit : "cycles");
+	}
+}
+
 /* State, throughput and CPU of one load from its newest row a and the one
  * before it, b (NULL when there is only one). */
-static void load_view_fill(struct load_view *lv, const struct loader_sample *a,
-			   const struct loader_sample *b, bool phase_done)
+static void load_view_fill(struct load_view *lv, const struct load_info *info,
+			   const struct loader_sample *a, const struct loader_sample *b,
+			   bool phase_done)
 {
+	enum load_figure fig = load_figure(info, a);
+
 	lv->procs = a->procs;
 	lv->restarts = a->restarts;
 	lv->errors = a->errors;
@@ -278,20 +320,14 @@ static void load_view_fill(struct load_view *lv, const struct loader_sample *a,
 		lv->state = LOAD_STOPPED;
 	else
 		lv->state = a->stalled ? LOAD_STALLED : LOAD_RUNNING;
-	/* The unit the load counts in: bytes when it moves data, else its
-	 * own operations, else whole cycles. */
-	if (a->bytes > 0)
-		lv->unit = "MiB/s";
-	else if (a->ops > 0)
-		lv->unit = "ops/s";
-	else
-		lv->unit = "cycles/s";
+	free(lv->unit);
+	lv->unit = load_unit(fig, info);
 	if (b == NULL || a->t <= b->t)
 		return;
 	double dt = a->t - b->t;
-	if (a->bytes > 0)
+	if (fig == FIGURE_BYTES)
 		lv->rate = (double)delta(a->bytes, b->bytes) / dt / (1024.0 * 1024.0);
-	else if (a->ops > 0)
+	else if (fig == FIGURE_OPS)
 		lv->rate = (double)delta(a->ops, b->ops) / dt;
 	else
 		lv->rate = (double)delta(a->cycles, b->cycles) / dt;
@@ -308,6 +344,11 @@ static int loads_read(struct source *src, struct snapshot *s)
 
 	if (ph == NULL)
 		return 0;
+	if (!src->load_info_read) {
+		if (db_loads_list(src->db, src->run_id, &src->load_info, &src->nload_info) < 0)
+			return -1;
+		src->load_info_read = true;
+	}
 	if (db_loader_samples_latest(src->db, ph->id, 2, &rows, &n) < 0)
 		return -1;
 	names = xstrdup(ph->loads);
@@ -315,17 +356,19 @@ static int loads_read(struct source *src, struct snapshot *s)
 	     name = strtok_r(NULL, " \t,", &save)) {
 		struct load_view *lv;
 		const struct loader_sample *a = NULL, *b = NULL;
+		const struct load_info *info = NULL;
 
 		s->loads = xreallocarray(s->loads, s->nloads + 1, sizeof *s->loads);
 		lv = &s->loads[s->nloads++];
 		memset(lv, 0, sizeof *lv);
 		lv->name = xstrdup(name);
-		const struct load_def *def = src->profile_state == PROFILE_OK
-						     ? profile_load_by_name(&src->profile, name)
-						     : NULL;
-		lv->type = xstrdup(def != NULL ? def->type : "");
+		for (size_t i = 0; i < src->nload_info && info == NULL; i++)
+			if (strcmp(src->load_info[i].name, name) == 0)
+				info = &src->load_info[i];
+		lv->type = xstrdup(info != NULL ? info->type : "");
 		lv->state = ph->done ? LOAD_STOPPED : LOAD_STARTING;
-		lv->unit = "";
+		/* Known before the first counters when the run recorded it. */
+		lv->unit = info != NULL ? load_unit(load_figure(info, NULL), info) : xstrdup("");
 		lv->rate = NAN;
 		lv->cpu_pct = NAN;
 		/* Rows come newest first within each load. */
@@ -338,7 +381,7 @@ static int loads_read(struct source *src, struct snapshot *s)
 				b = &rows[i];
 		}
 		if (a != NULL)
-			load_view_fill(lv, a, b, ph->done);
+			load_view_fill(lv, info, a, b, ph->done);
 		if (a != NULL && a->t > s->last_data)
 			s->last_data = a->t;
 	}

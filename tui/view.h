@@ -88,14 +88,14 @@ enum load_state { LOAD_STARTING, LOAD_RUNNING, LOAD_STALLED, LOAD_STOPPED };
 /* One load of the shown phase, from its last two counter rows. */
 struct load_view {
 	char *name;
-	char *type;         /* from the run's profile; "" when unknown */
+	char *type;         /* as the run recorded the load; "" when it did not */
 	enum load_state state;
 	int procs;
 	int restarts;
 	uint64_t errors;
 	bool stalled;
 	double rate;        /* per second in unit; NaN with fewer than two rows */
-	const char *unit;   /* "MiB/s", "ops/s" or "cycles/s" */
+	char *unit;         /* "MiB/s", or the loader's own ("passes/s"); "" when unknown */
 	double cpu_pct;     /* % of one core; NaN with fewer than two rows */
 };
 

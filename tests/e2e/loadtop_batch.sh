@@ -106,13 +106,18 @@ f = ring.split()
 (t1, c1, b1, o1, cpu1, procs, restarts, errors), (t0, c0, b0, o0, cpu0, *_) = db.execute(
     "select t, cycles, bytes, ops, cpu_ms, procs, restarts, errors from loader_stats"
     " where phase_id = ? and load = 'ring' order by t desc, id desc limit 2", (last_id,))
-if b1 > 0:
+# Type and unit as the run recorded the load: the cpu ring counts passes.
+load_type, cycle_unit, ops_unit, reports_bytes = db.execute(
+    "select type, cycle_unit, ops_unit, reports_bytes from loads where run_id = 1 and name = 'ring'"
+).fetchone()
+assert (load_type, cycle_unit, ops_unit, reports_bytes) == ("cpu", "trips", "passes", 0)
+if reports_bytes:
     rate, unit = (b1 - b0) / (t1 - t0) / (1024.0 * 1024.0), "MiB/s"
-elif o1 > 0:
-    rate, unit = (o1 - o0) / (t1 - t0), "ops/s"
+elif ops_unit is not None:
+    rate, unit = (o1 - o0) / (t1 - t0), ops_unit + "/s"
 else:
-    rate, unit = (c1 - c0) / (t1 - t0), "cycles/s"
-assert f[1] == "cpu" and f[2] == "stopped", f
+    rate, unit = (c1 - c0) / (t1 - t0), cycle_unit + "/s"
+assert f[1] == load_type and f[2] == "stopped", f
 assert f[3] == str(procs), (f, procs)
 check("ring throughput", f[4], rate, "%.1f")
 assert f[5] == unit, (f, unit)
