@@ -46,6 +46,8 @@ static void test_job_outcomes(void **state)
 		{ { "sh", "-c", "sleep 5; true" }, 200, 128 + 9, true },
 		/* a job that closed its output is still bound by the timeout */
 		{ { "sh", "-c", "exec >/dev/null 2>&1; sleep 5" }, 200, 128 + 9, true },
+		/* a job that never stops writing is too: the pipe never runs dry */
+		{ { "yes" }, 200, 128 + 9, true },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
