@@ -48,6 +48,16 @@ cv_pct() {
 		   printf "%.2f\n", 100 * sqrt(var) / m }'
 }
 
+# Interquartile range / median, in %: a spread that a few outliers (another
+# program's burst on a shared machine) do not dominate as they do the CV.
+# Quartiles interpolated between ranks (type 7, as R and the report).
+iqr_pct() {
+	sort -g | awk '{ v[NR] = $1 }
+	function q(p,  h, i) { h = (NR - 1) * p + 1; i = int(h); return v[i] + (h - i) * (v[i + 1] - v[i]) }
+	END { if (NR < 2 || q(0.5) == 0) { print "nan"; exit }
+	      printf "%.2f\n", 100 * (q(0.75) - q(0.25)) / q(0.5) }'
+}
+
 # ratio A B with 2 decimals (3 when asked).
 ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "nan"; else printf "%.*f\n", d, a / b }'
