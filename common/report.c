@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "json_build.h"
 #include "log.h"
 #include "profile.h"
 #include "table.h"
@@ -710,11 +711,6 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 /* ---- JSON ---- */
 
 /* A figure that does not exist is null, never 0. */
-static json_t *jreal(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *jstr_or_null(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
@@ -725,26 +721,20 @@ static json_t *jint(int64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static void jset(json_t *obj, const char *key, json_t *value)
-{
-	if (value == NULL || json_object_set_new(obj, key, value) < 0)
-		fatalx("out of memory building the JSON report");
-}
-
 static json_t *json_summary(const struct summary *s)
 {
 	json_t *o = json_object();
 
-	jset(o, "n", jint((int64_t)s->n));
-	jset(o, "mean", jreal(s->mean));
-	jset(o, "sd", jreal(s->sd));
-	jset(o, "min", jreal(s->min));
-	jset(o, "median", jreal(s->median));
-	jset(o, "p95", jreal(s->p95));
-	jset(o, "p99", jreal(s->p99));
-	jset(o, "max", jreal(s->max));
-	jset(o, "ci_low", jreal(s->ci_low));
-	jset(o, "ci_high", jreal(s->ci_high));
+	json_set(o, "n", jint((int64_t)s->n));
+	json_set(o, "mean", json_real_or_null(s->mean));
+	json_set(o, "sd", json_real_or_null(s->sd));
+	json_set(o, "min", json_real_or_null(s->min));
+	json_set(o, "median", json_real_or_null(s->median));
+	json_set(o, "p95", json_real_or_null(s->p95));
+	json_set(o, "p99", json_real_or_null(s->p99));
+	json_set(o, "max", json_real_or_null(s->max));
+	json_set(o, "ci_low", json_real_or_null(s->ci_low));
+	json_set(o, "ci_high", json_real_or_null(s->ci_high));
 	return o;
 }
 
@@ -752,22 +742,22 @@ static json_t *json_load(const struct report_load *l)
 {
 	json_t *o = json_object();
 
-	jset(o, "name", json_string(l->name));
-	jset(o, "type", jstr_or_null(l->type));
-	jset(o, "cycle_unit", jstr_or_null(l->cycle_unit));
-	jset(o, "ops_unit", jstr_or_null(l->ops_unit));
-	jset(o, "windows", jint((int64_t)l->windows));
-	jset(o, "seconds", jreal(l->seconds));
-	jset(o, "cycles", jint((int64_t)l->cycles));
-	jset(o, "bytes", jint((int64_t)l->bytes));
-	jset(o, "ops", jint((int64_t)l->ops));
-	jset(o, "errors", jint((int64_t)l->errors));
-	jset(o, "cpu_ms", jreal(l->cpu_ms));
-	jset(o, "restarts", jint(l->restarts));
-	jset(o, "cycles_per_s", jreal(l->cycles_per_s));
-	jset(o, "mib_per_s", jreal(l->mib_per_s));
-	jset(o, "ops_per_s", jreal(l->ops_per_s));
-	jset(o, "lcpu_pct", jreal(l->lcpu_pct));
+	json_set(o, "name", json_string(l->name));
+	json_set(o, "type", jstr_or_null(l->type));
+	json_set(o, "cycle_unit", jstr_or_null(l->cycle_unit));
+	json_set(o, "ops_unit", jstr_or_null(l->ops_unit));
+	json_set(o, "windows", jint((int64_t)l->windows));
+	json_set(o, "seconds", json_real_or_null(l->seconds));
+	json_set(o, "cycles", jint((int64_t)l->cycles));
+	json_set(o, "bytes", jint((int64_t)l->bytes));
+	json_set(o, "ops", jint((int64_t)l->ops));
+	json_set(o, "errors", jint((int64_t)l->errors));
+	json_set(o, "cpu_ms", json_real_or_null(l->cpu_ms));
+	json_set(o, "restarts", jint(l->restarts));
+	json_set(o, "cycles_per_s", json_real_or_null(l->cycles_per_s));
+	json_set(o, "mib_per_s", json_real_or_null(l->mib_per_s));
+	json_set(o, "ops_per_s", json_real_or_null(l->ops_per_s));
+	json_set(o, "lcpu_pct", json_real_or_null(l->lcpu_pct));
 	return o;
 }
 
@@ -775,12 +765,12 @@ static json_t *json_round(const struct report_round *r)
 {
 	json_t *o = json_object();
 
-	jset(o, "round", jint(r->round));
-	jset(o, "phase_id", jint(r->phase_id));
-	jset(o, "valid", json_boolean(r->valid));
-	jset(o, "finished", json_boolean(r->finished));
-	jset(o, "invalid_reason", jstr_or_null(r->reason));
-	jset(o, "samples", jint((int64_t)r->samples));
+	json_set(o, "round", jint(r->round));
+	json_set(o, "phase_id", jint(r->phase_id));
+	json_set(o, "valid", json_boolean(r->valid));
+	json_set(o, "finished", json_boolean(r->finished));
+	json_set(o, "invalid_reason", jstr_or_null(r->reason));
+	json_set(o, "samples", jint((int64_t)r->samples));
 	return o;
 }
 
@@ -794,26 +784,26 @@ static json_t *json_phase(const struct report_phase *p)
 		json_array_append_new(loads, json_load(&p->load[i]));
 	for (i = 0; i < p->nrounds; i++)
 		json_array_append_new(rounds, json_round(&p->rounds[i]));
-	jset(psi, "cpu", jreal(p->psi_cpu));
-	jset(psi, "memory", jreal(p->psi_mem));
-	jset(psi, "io", jreal(p->psi_io));
+	json_set(psi, "cpu", json_real_or_null(p->psi_cpu));
+	json_set(psi, "memory", json_real_or_null(p->psi_mem));
+	json_set(psi, "io", json_real_or_null(p->psi_io));
 
-	jset(o, "name", json_string(p->name));
-	jset(o, "loads", json_string(p->loads));
-	jset(o, "cache", json_string(p->cache));
-	jset(o, "valid", json_boolean(p->valid_rounds == p->nrounds));
-	jset(o, "note", jstr_or_null(p->note));
-	jset(o, "valid_rounds", jint((int64_t)p->valid_rounds));
-	jset(o, "time_ms", json_summary(&p->time));
-	jset(o, "cpu_pct", jreal(p->cpu_pct));
-	jset(o, "load_cycles", jreal(p->load_cycles));
-	jset(o, "lcpu_pct", jreal(p->lcpu_pct));
-	jset(o, "ratio", jreal(p->ratio));
-	jset(o, "missed", jint(p->missed));
-	jset(o, "failed", jint(p->failed));
-	jset(o, "psi_some", psi);
-	jset(o, "load_stats", loads);
-	jset(o, "rounds", rounds);
+	json_set(o, "name", json_string(p->name));
+	json_set(o, "loads", json_string(p->loads));
+	json_set(o, "cache", json_string(p->cache));
+	json_set(o, "valid", json_boolean(p->valid_rounds == p->nrounds));
+	json_set(o, "note", jstr_or_null(p->note));
+	json_set(o, "valid_rounds", jint((int64_t)p->valid_rounds));
+	json_set(o, "time_ms", json_summary(&p->time));
+	json_set(o, "cpu_pct", json_real_or_null(p->cpu_pct));
+	json_set(o, "load_cycles", json_real_or_null(p->load_cycles));
+	json_set(o, "lcpu_pct", json_real_or_null(p->lcpu_pct));
+	json_set(o, "ratio", json_real_or_null(p->ratio));
+	json_set(o, "missed", jint(p->missed));
+	json_set(o, "failed", jint(p->failed));
+	json_set(o, "psi_some", psi);
+	json_set(o, "load_stats", loads);
+	json_set(o, "rounds", rounds);
 	return o;
 }
 
@@ -822,23 +812,23 @@ static json_t *json_run(const struct run_row *r)
 	json_t *o = json_object();
 	bool ended = r->ended_at > 0;
 
-	jset(o, "id", jint(r->id));
-	jset(o, "status", json_string(r->status));
-	jset(o, "profile", json_string(r->profile_name));
-	jset(o, "profile_path", jstr_or_null(r->profile_path));
-	jset(o, "host", json_string(r->host));
-	jset(o, "kernel", json_string(r->kernel));
-	jset(o, "cpu_model", json_string(r->cpu_model));
-	jset(o, "cores", jint(r->cores));
-	jset(o, "ram_bytes", jint((int64_t)r->ram_bytes));
-	jset(o, "swap_bytes", jint((int64_t)r->swap_bytes));
-	jset(o, "tree_fingerprint", jstr_or_null(r->tree_fingerprint));
-	jset(o, "version", jstr_or_null(r->version));
-	jset(o, "rounds", jint(r->rounds));
-	jset(o, "planned_ms", jint(r->planned_ms));
-	jset(o, "started_at", jreal(r->started_at));
-	jset(o, "ended_at", ended ? json_real(r->ended_at) : json_null());
-	jset(o, "duration_s", ended ? json_real(r->ended_at - r->started_at) : json_null());
+	json_set(o, "id", jint(r->id));
+	json_set(o, "status", json_string(r->status));
+	json_set(o, "profile", json_string(r->profile_name));
+	json_set(o, "profile_path", jstr_or_null(r->profile_path));
+	json_set(o, "host", json_string(r->host));
+	json_set(o, "kernel", json_string(r->kernel));
+	json_set(o, "cpu_model", json_string(r->cpu_model));
+	json_set(o, "cores", jint(r->cores));
+	json_set(o, "ram_bytes", jint((int64_t)r->ram_bytes));
+	json_set(o, "swap_bytes", jint((int64_t)r->swap_bytes));
+	json_set(o, "tree_fingerprint", jstr_or_null(r->tree_fingerprint));
+	json_set(o, "version", jstr_or_null(r->version));
+	json_set(o, "rounds", jint(r->rounds));
+	json_set(o, "planned_ms", jint(r->planned_ms));
+	json_set(o, "started_at", json_real_or_null(r->started_at));
+	json_set(o, "ended_at", ended ? json_real(r->ended_at) : json_null());
+	json_set(o, "duration_s", ended ? json_real(r->ended_at - r->started_at) : json_null());
 	return o;
 }
 
@@ -855,9 +845,9 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 	for (i = 0; i < rep.nphases; i++)
 		json_array_append_new(phases, json_phase(&rep.phases[i]));
 	root = json_object();
-	jset(root, "run", json_run(&rep.run));
-	jset(root, "baseline", jstr_or_null(rep.baseline));
-	jset(root, "phases", phases);
+	json_set(root, "run", json_run(&rep.run));
+	json_set(root, "baseline", jstr_or_null(rep.baseline));
+	json_set(root, "phases", phases);
 	report_free(&rep);
 	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "loadctl.h"
+#include "json_build.h"
 #include "log.h"
 #include "profile.h"
 #include "report.h"
@@ -348,33 +349,22 @@ static int print_text(const struct side *a, const struct side *b, const struct p
 
 /* ---- JSON ---- */
 
-static json_t *jreal(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static void jset(json_t *obj, const char *key, json_t *value)
-{
-	if (value == NULL || json_object_set_new(obj, key, value) < 0)
-		fatalx("out of memory building the JSON comparison");
-}
-
 static json_t *json_side(const struct side *s)
 {
 	const struct run_row *r = &s->rep.run;
 	json_t *o = json_object();
 
-	jset(o, "spec", json_string(s->spec));
-	jset(o, "db", json_string(s->db_path));
-	jset(o, "id", json_integer(r->id));
-	jset(o, "status", json_string(r->status));
-	jset(o, "profile", json_string(r->profile_name));
-	jset(o, "host", json_string(r->host));
-	jset(o, "kernel", json_string(r->kernel));
-	jset(o, "started_at", jreal(r->started_at));
-	jset(o, "tree_fingerprint", json_string(r->tree_fingerprint));
-	jset(o, "job", json_string(s->job));
-	jset(o, "baseline", s->rep.baseline ? json_string(s->rep.baseline) : json_null());
+	json_set(o, "spec", json_string(s->spec));
+	json_set(o, "db", json_string(s->db_path));
+	json_set(o, "id", json_integer(r->id));
+	json_set(o, "status", json_string(r->status));
+	json_set(o, "profile", json_string(r->profile_name));
+	json_set(o, "host", json_string(r->host));
+	json_set(o, "kernel", json_string(r->kernel));
+	json_set(o, "started_at", json_real_or_null(r->started_at));
+	json_set(o, "tree_fingerprint", json_string(r->tree_fingerprint));
+	json_set(o, "job", json_string(s->job));
+	json_set(o, "baseline", s->rep.baseline ? json_string(s->rep.baseline) : json_null());
 	return o;
 }
 
@@ -382,17 +372,17 @@ static json_t *json_phase_side(const struct report_phase *p, const struct summar
 {
 	json_t *o = json_object();
 
-	jset(o, "n", json_integer((json_int_t)s->n));
-	jset(o, "median_ms", jreal(s->median));
-	jset(o, "mean_ms", jreal(s->mean));
-	jset(o, "ratio", jreal(p->ratio));
-	jset(o, "valid_rounds", json_integer((json_int_t)p->valid_rounds));
-	jset(o, "rounds", json_integer((json_int_t)p->nrounds));
-	jset(o, "note", p->note[0] ? json_string(p->note) : json_null());
-	jset(o, "cache", json_string(p->cache));
-	jset(o, "loads", json_string(p->loads));
-	jset(o, "load_cycles", jreal(p->load_cycles));
-	jset(o, "lcpu_pct", jreal(p->lcpu_pct));
+	json_set(o, "n", json_integer((json_int_t)s->n));
+	json_set(o, "median_ms", json_real_or_null(s->median));
+	json_set(o, "mean_ms", json_real_or_null(s->mean));
+	json_set(o, "ratio", json_real_or_null(p->ratio));
+	json_set(o, "valid_rounds", json_integer((json_int_t)p->valid_rounds));
+	json_set(o, "rounds", json_integer((json_int_t)p->nrounds));
+	json_set(o, "note", p->note[0] ? json_string(p->note) : json_null());
+	json_set(o, "cache", json_string(p->cache));
+	json_set(o, "loads", json_string(p->loads));
+	json_set(o, "load_cycles", json_real_or_null(p->load_cycles));
+	json_set(o, "lcpu_pct", json_real_or_null(p->lcpu_pct));
 	return o;
 }
 
@@ -402,20 +392,20 @@ static json_t *json_phase_cmp(const struct phase_cmp *c)
 
 	if (c->tested) {
 		test = json_object();
-		jset(test, "u", jreal(c->test.u));
-		jset(test, "z", jreal(c->test.z));
-		jset(test, "p", jreal(c->test.p));
-		jset(test, "significant", json_boolean(c->test.shift != 0));
+		json_set(test, "u", json_real_or_null(c->test.u));
+		json_set(test, "z", json_real_or_null(c->test.z));
+		json_set(test, "p", json_real_or_null(c->test.p));
+		json_set(test, "significant", json_boolean(c->test.shift != 0));
 	}
-	jset(o, "name", json_string(c->a->name));
-	jset(o, "a", json_phase_side(c->a, &c->sa));
-	jset(o, "b", json_phase_side(c->b, &c->sb));
-	jset(o, "change_pct", jreal(c->change_pct));
-	jset(o, "test", test);
-	jset(o, "verdict", json_string(c->verdict));
-	jset(o, "note", c->note ? json_string(c->note) : json_null());
-	jset(o, "load_cycles_change_pct",
-	     loads_comparable(c) ? jreal(change_pct(c->a->load_cycles, c->b->load_cycles))
+	json_set(o, "name", json_string(c->a->name));
+	json_set(o, "a", json_phase_side(c->a, &c->sa));
+	json_set(o, "b", json_phase_side(c->b, &c->sb));
+	json_set(o, "change_pct", json_real_or_null(c->change_pct));
+	json_set(o, "test", test);
+	json_set(o, "verdict", json_string(c->verdict));
+	json_set(o, "note", c->note ? json_string(c->note) : json_null());
+	json_set(o, "load_cycles_change_pct",
+	     loads_comparable(c) ? json_real_or_null(change_pct(c->a->load_cycles, c->b->load_cycles))
 				 : json_null());
 	return o;
 }
@@ -440,15 +430,15 @@ static int print_json(const struct side *a, const struct side *b, const struct p
 
 	for (i = 0; i < ncmp; i++)
 		json_array_append_new(phases, json_phase_cmp(&cmp[i]));
-	jset(root, "a", json_side(a));
-	jset(root, "b", json_side(b));
-	jset(root, "same_tree", json_boolean(same_tree));
-	jset(root, "same_job", json_boolean(strcmp(a->job, b->job) == 0));
-	jset(root, "test", json_string("Mann-Whitney U, two-sided, normal approximation"));
-	jset(root, "alpha", json_real(0.05));
-	jset(root, "phases", phases);
-	jset(root, "only_in_a", json_only(a, b));
-	jset(root, "only_in_b", json_only(b, a));
+	json_set(root, "a", json_side(a));
+	json_set(root, "b", json_side(b));
+	json_set(root, "same_tree", json_boolean(same_tree));
+	json_set(root, "same_job", json_boolean(strcmp(a->job, b->job) == 0));
+	json_set(root, "test", json_string("Mann-Whitney U, two-sided, normal approximation"));
+	json_set(root, "alpha", json_real(0.05));
+	json_set(root, "phases", phases);
+	json_set(root, "only_in_a", json_only(a, b));
+	json_set(root, "only_in_b", json_only(b, a));
 	rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);
 	if (rc == 0)
