@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Strings that came from a database, a profile or a child's output, made safe
+ * to print on a terminal or into a one-line log: control characters, escape
+ * sequences (ESC, C1 controls), bidirectional overrides and invalid UTF-8 are
+ * shown escaped (\e is "\x1b", a lone 0xff byte "\xff", U+202E "\u{202e}"),
+ * and a backslash as "\\" so an escape always reads back unambiguously.
+ * Printable ASCII and valid printable UTF-8 pass unchanged. */
+#ifndef LOADD_TERM_ESCAPE_H
+#define LOADD_TERM_ESCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum term_escape_flags {
+	/* Keep newline and tab as they are (multi-line text such as a profile);
+	 * otherwise they are shown as "\n" and "\t", keeping output one line. */
+	TERM_ESCAPE_KEEP_LINES = 1 << 0,
+};
+
+/* Escapes n bytes of s (NULs included) into dst of cap bytes; always ends dst
+ * with a NUL when cap > 0 and never cuts an escape or a character in half.
+ * Returns the length written, without the NUL. */
+size_t term_escape_buf(char *dst, size_t cap, const char *s, size_t n, unsigned flags);
+
+/* xmalloc'd escaped copies; NULL prints as "" (an empty string). */
+char *term_escape_n(const char *s, size_t n, unsigned flags);
+char *term_escape(const char *s);
+
+/* Writes s escaped (flags as above) to f. */
+void term_escape_fputs(const char *s, unsigned flags, FILE *f);
+
+/* True when s would print unchanged. */
+bool term_is_safe(const char *s);
+
+#endif
