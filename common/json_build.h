@@ -7,6 +7,9 @@
 
 /* NaN and infinities become null. */
 json_t *json_real_or_null(double v);
+/* A string from a database or a profile: null for NULL, and invalid UTF-8
+ * (which JSON cannot carry) replaced by U+FFFD, one per bad byte. */
+json_t *json_text(const char *s);
 /* Sets obj[key] = value, taking value's reference. */
 void json_set(json_t *obj, const char *key, json_t *value);
 

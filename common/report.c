@@ -12,6 +12,7 @@
 #include "log.h"
 #include "profile.h"
 #include "table.h"
+#include "term_escape.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -502,9 +503,15 @@ static void format_start(double t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm);
 }
 
+/* The header's strings came from a database that may have been copied from
+ * anywhere: escaped (term_escape.h) before they reach a terminal. */
 static void print_header(const struct run_row *r, FILE *out)
 {
 	char start[64], dur[32], ram[32], swap[32];
+	char *status = term_escape(r->status), *name = term_escape(r->profile_name);
+	char *path = term_escape(r->profile_path), *host = term_escape(r->host);
+	char *kernel = term_escape(r->kernel), *cpu = term_escape(r->cpu_model);
+	char *tree = term_escape(r->tree_fingerprint), *version = term_escape(r->version);
 
 	format_start(r->started_at, start, sizeof start);
 	format_bytes(r->ram_bytes, ram, sizeof ram);
@@ -515,21 +522,23 @@ static void print_header(const struct run_row *r, FILE *out)
 		format_ms((int64_t)llround((wall_now() - r->started_at) * 1000), dur, sizeof dur);
 		snprintf(dur + strlen(dur), sizeof dur - strlen(dur), " so far");
 	}
-	fprintf(out, "Run       %lld (%s)\n", (long long)r->id, r->status);
+	fprintf(out, "Run       %lld (%s)\n", (long long)r->id, status);
 	if (r->profile_path[0] != '\0')
-		fprintf(out, "Profile   %s (%s)\n", r->profile_name, r->profile_path);
+		fprintf(out, "Profile   %s (%s)\n", name, path);
 	else
-		fprintf(out, "Profile   %s\n", r->profile_name);
-	fprintf(out, "Host      %s\n", r->host);
-	fprintf(out, "Kernel    %s\n", r->kernel);
-	fprintf(out, "CPU       %s, %d core%s\n", r->cpu_model[0] ? r->cpu_model : "unknown",
+		fprintf(out, "Profile   %s\n", name);
+	fprintf(out, "Host      %s\n", host);
+	fprintf(out, "Kernel    %s\n", kernel);
+	fprintf(out, "CPU       %s, %d core%s\n", cpu[0] ? cpu : "unknown",
 		r->cores, r->cores == 1 ? "" : "s");
 	fprintf(out, "RAM       %s, swap %s\n", ram, swap);
 	fprintf(out, "Started   %s\n", start);
 	fprintf(out, "Duration  %s, %ld round%s\n", dur, r->rounds, r->rounds == 1 ? "" : "s");
-	fprintf(out, "Tree      %s\n", r->tree_fingerprint[0] ? r->tree_fingerprint : "-");
-	if (r->version[0] != '\0')
-		fprintf(out, "loadd     %s\n", r->version);
+	fprintf(out, "Tree      %s\n", tree[0] ? tree : "-");
+	if (version[0] != '\0')
+		fprintf(out, "loadd     %s\n", version);
+	free(status), free(name), free(path), free(host);
+	free(kernel), free(cpu), free(tree), free(version);
 }
 
 static void print_phases(const struct run_report *rep, FILE *out)
@@ -713,7 +722,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 /* A figure that does not exist is null, never 0. */
 static json_t *jstr_or_null(const char *s)
 {
-	return s && *s ? json_string(s) : json_null();
+	return s && *s ? json_text(s) : json_null();
 }
 
 static json_t *jint(int64_t v)
@@ -742,7 +751,7 @@ static json_t *json_load(const struct report_load *l)
 {
 	json_t *o = json_object();
 
-	json_set(o, "name", json_string(l->name));
+	json_set(o, "name", json_text(l->name));
 	json_set(o, "type", jstr_or_null(l->type));
 	json_set(o, "cycle_unit", jstr_or_null(l->cycle_unit));
 	json_set(o, "ops_unit", jstr_or_null(l->ops_unit));
@@ -788,9 +797,9 @@ static json_t *json_phase(const struct report_phase *p)
 	json_set(psi, "memory", json_real_or_null(p->psi_mem));
 	json_set(psi, "io", json_real_or_null(p->psi_io));
 
-	json_set(o, "name", json_string(p->name));
-	json_set(o, "loads", json_string(p->loads));
-	json_set(o, "cache", json_string(p->cache));
+	json_set(o, "name", json_text(p->name));
+	json_set(o, "loads", json_text(p->loads));
+	json_set(o, "cache", json_text(p->cache));
 	json_set(o, "valid", json_boolean(p->valid_rounds == p->nrounds));
 	json_set(o, "note", jstr_or_null(p->note));
 	json_set(o, "valid_rounds", jint((int64_t)p->valid_rounds));
@@ -813,12 +822,12 @@ static json_t *json_run(const struct run_row *r)
 	bool ended = r->ended_at > 0;
 
 	json_set(o, "id", jint(r->id));
-	json_set(o, "status", json_string(r->status));
-	json_set(o, "profile", json_string(r->profile_name));
+	json_set(o, "status", json_text(r->status));
+	json_set(o, "profile", json_text(r->profile_name));
 	json_set(o, "profile_path", jstr_or_null(r->profile_path));
-	json_set(o, "host", json_string(r->host));
-	json_set(o, "kernel", json_string(r->kernel));
-	json_set(o, "cpu_model", json_string(r->cpu_model));
+	json_set(o, "host", json_text(r->host));
+	json_set(o, "kernel", json_text(r->kernel));
+	json_set(o, "cpu_model", json_text(r->cpu_model));
 	json_set(o, "cores", jint(r->cores));
 	json_set(o, "ram_bytes", jint((int64_t)r->ram_bytes));
 	json_set(o, "swap_bytes", jint((int64_t)r->swap_bytes));

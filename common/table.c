@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "term_escape.h"
 #include "xalloc.h"
 
 void table_init(struct table *t, const char *const *heading, const char *align)
@@ -23,6 +24,16 @@ void table_row(struct table *t, char **cells)
 {
 	t->cells = xreallocarray(t->cells, (t->nrows + 1) * t->ncols, sizeof *t->cells);
 	memcpy(&t->cells[t->nrows * t->ncols], cells, t->ncols * sizeof *cells);
+	/* A cell may hold a name from a database: never a raw escape sequence. */
+	for (size_t i = 0; i < t->ncols; i++) {
+		char **cell = &t->cells[t->nrows * t->ncols + i];
+
+		if (!term_is_safe(*cell)) {
+			char *safe = term_escape(*cell);
+			free(*cell);
+			*cell = safe;
+		}
+	}
 	t->nrows++;
 }
 

@@ -15,7 +15,8 @@ struct table {
 };
 
 void table_init(struct table *t, const char *const *heading, const char *align);
-/* Takes ownership of the row's ncols xmalloc'd strings (not of the array). */
+/* Takes ownership of the row's ncols xmalloc'd strings (not of the array);
+ * a cell a terminal would act on is stored escaped (term_escape.h). */
 void table_row(struct table *t, char **cells);
 /* A last 'l' column (a note) is not padded; no line ends in blanks. */
 void table_print(const struct table *t, FILE *out);

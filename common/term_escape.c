@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "term_escape.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -48,6 +50,13 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+size_t utf8_char_len(const char *s, size_t n)
+{
+	uint32_t cp;
+
+	return n == 0 ? 0 : utf8_decode((const unsigned char *)s, n, &cp);
+}
+
 /* Code points a terminal acts on or that reorder what is shown: C1 controls
  * (U+009B is a one-character CSI), line/paragraph separators, bidirectional
  * embeddings, overrides and isolates, and the BOM / zero-width no-break. */
@@ -67,7 +76,7 @@ static size_t escape_one(const unsigned char *s, size_t n, unsigned flags, char 
 	size_t used;
 	unsigned char c = s[0];
 
-	if (c == '\\') {
+	if (c == '\\' && !(flags & TERM_ESCAPE_KEEP_BACKSLASH)) {
 		memcpy(out, "\\\\", 2);
 		*out_len = 2;
 		return 1;
@@ -171,4 +180,106 @@ bool term_is_safe(const char *s)
 		i += used;
 	}
 	return true;
+}
+
+/* The guard on stdout: a UTF-8 character cut between two writes is held
+ * back until the rest of it arrives. */
+struct term_guard {
+	int fd;
+	unsigned char held[4];
+	size_t nheld;
+};
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* How many bytes at the end of s[0..n) start a UTF-8 character that is not
+ * complete yet (0 when none). */
+static size_t incomplete_tail(const unsigned char *s, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = s[n - back];
+		size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+
+		if ((c & 0xc0) == 0x80)
+			continue;
+		return need > back ? back : 0;
+	}
+	return 0;
+}
+
+static ssize_t guard_write(void *cookie, const char *buf, size_t n)
+{
+	struct term_guard *g = cookie;
+	unsigned flags = TERM_ESCAPE_KEEP_LINES | TERM_ESCAPE_KEEP_BACKSLASH;
+	size_t total = g->nheld + n, tail, cap;
+	unsigned char *in = xmalloc(total);
+	char *out;
+	int rc;
+
+	memcpy(in, g->held, g->nheld);
+	memcpy(in + g->nheld, buf, n);
+	tail = incomplete_tail(in, total);
+	cap = (total - tail) * 4 + 1;
+	out = xmalloc(cap);
+	rc = write_all(g->fd, out,
+		       term_escape_buf(out, cap, (const char *)in, total - tail, flags));
+	memcpy(g->held, in + total - tail, tail);
+	g->nheld = tail;
+	free(out);
+	free(in);
+	return rc < 0 ? -1 : (ssize_t)n;
+}
+
+static int guard_close(void *cookie)
+{
+	struct term_guard *g = cookie;
+	char out[4 * sizeof g->held + 1];
+	size_t len = term_escape_buf(out, sizeof out, (const char *)g->held, g->nheld,
+				     TERM_ESCAPE_KEEP_LINES | TERM_ESCAPE_KEEP_BACKSLASH);
+	int rc = write_all(g->fd, out, len);
+
+	free(g);
+	return rc;
+}
+
+static FILE *guarded_stdout;
+
+static void guard_flush_at_exit(void)
+{
+	if (guarded_stdout != NULL)
+		fclose(guarded_stdout);
+	guarded_stdout = NULL;
+}
+
+void term_guard_stdout(void)
+{
+	static const cookie_io_functions_t io = { .write = guard_write, .close = guard_close };
+	struct term_guard *g;
+	FILE *f;
+
+	if (guarded_stdout != NULL)
+		return;
+	fflush(stdout);
+	g = xcalloc(1, sizeof *g);
+	g->fd = fileno(stdout);
+	f = fopencookie(g, "w", io);
+	if (f == NULL) {
+		free(g);
+		return;
+	}
+	guarded_stdout = stdout = f;
+	atexit(guard_flush_at_exit);
 }

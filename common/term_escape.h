@@ -16,6 +16,8 @@ enum term_escape_flags {
 	/* Keep newline and tab as they are (multi-line text such as a profile);
 	 * otherwise they are shown as "\n" and "\t", keeping output one line. */
 	TERM_ESCAPE_KEEP_LINES = 1 << 0,
+	/* Leave a backslash single: for output already escaped field by field. */
+	TERM_ESCAPE_KEEP_BACKSLASH = 1 << 1,
 };
 
 /* Escapes n bytes of s (NULs included) into dst of cap bytes; always ends dst
@@ -29,6 +31,16 @@ char *term_escape(const char *s);
 
 /* Writes s escaped (flags as above) to f. */
 void term_escape_fputs(const char *s, unsigned flags, FILE *f);
+
+/* Replaces stdout by a stream that escapes whatever reaches it (keeping
+ * lines, tabs and backslashes): a guard for a command's text output, so a
+ * string that no field-level escaping caught still cannot reach the terminal
+ * raw. Machine output (CSV, JSON) must not go through it. */
+void term_guard_stdout(void);
+
+/* Length of the valid, shortest-form UTF-8 character at s (at most n bytes):
+ * 1 for ASCII, 0 when the bytes are not valid UTF-8. */
+size_t utf8_char_len(const char *s, size_t n);
 
 /* True when s would print unchanged. */
 bool term_is_safe(const char *s);

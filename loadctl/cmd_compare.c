@@ -13,6 +13,7 @@
 
 #include "loadctl.h"
 #include "json_build.h"
+#include "term_escape.h"
 #include "log.h"
 #include "profile.h"
 #include "report.h"
@@ -354,17 +355,17 @@ static json_t *json_side(const struct side *s)
 	const struct run_row *r = &s->rep.run;
 	json_t *o = json_object();
 
-	json_set(o, "spec", json_string(s->spec));
-	json_set(o, "db", json_string(s->db_path));
+	json_set(o, "spec", json_text(s->spec));
+	json_set(o, "db", json_text(s->db_path));
 	json_set(o, "id", json_integer(r->id));
-	json_set(o, "status", json_string(r->status));
-	json_set(o, "profile", json_string(r->profile_name));
-	json_set(o, "host", json_string(r->host));
-	json_set(o, "kernel", json_string(r->kernel));
+	json_set(o, "status", json_text(r->status));
+	json_set(o, "profile", json_text(r->profile_name));
+	json_set(o, "host", json_text(r->host));
+	json_set(o, "kernel", json_text(r->kernel));
 	json_set(o, "started_at", json_real_or_null(r->started_at));
-	json_set(o, "tree_fingerprint", json_string(r->tree_fingerprint));
-	json_set(o, "job", json_string(s->job));
-	json_set(o, "baseline", s->rep.baseline ? json_string(s->rep.baseline) : json_null());
+	json_set(o, "tree_fingerprint", json_text(r->tree_fingerprint));
+	json_set(o, "job", json_text(s->job));
+	json_set(o, "baseline", s->rep.baseline ? json_text(s->rep.baseline) : json_null());
 	return o;
 }
 
@@ -378,9 +379,9 @@ static json_t *json_phase_side(const struct report_phase *p, const struct summar
 	json_set(o, "ratio", json_real_or_null(p->ratio));
 	json_set(o, "valid_rounds", json_integer((json_int_t)p->valid_rounds));
 	json_set(o, "rounds", json_integer((json_int_t)p->nrounds));
-	json_set(o, "note", p->note[0] ? json_string(p->note) : json_null());
-	json_set(o, "cache", json_string(p->cache));
-	json_set(o, "loads", json_string(p->loads));
+	json_set(o, "note", p->note[0] ? json_text(p->note) : json_null());
+	json_set(o, "cache", json_text(p->cache));
+	json_set(o, "loads", json_text(p->loads));
 	json_set(o, "load_cycles", json_real_or_null(p->load_cycles));
 	json_set(o, "lcpu_pct", json_real_or_null(p->lcpu_pct));
 	return o;
@@ -397,13 +398,13 @@ static json_t *json_phase_cmp(const struct phase_cmp *c)
 		json_set(test, "p", json_real_or_null(c->test.p));
 		json_set(test, "significant", json_boolean(c->test.shift != 0));
 	}
-	json_set(o, "name", json_string(c->a->name));
+	json_set(o, "name", json_text(c->a->name));
 	json_set(o, "a", json_phase_side(c->a, &c->sa));
 	json_set(o, "b", json_phase_side(c->b, &c->sb));
 	json_set(o, "change_pct", json_real_or_null(c->change_pct));
 	json_set(o, "test", test);
-	json_set(o, "verdict", json_string(c->verdict));
-	json_set(o, "note", c->note ? json_string(c->note) : json_null());
+	json_set(o, "verdict", json_text(c->verdict));
+	json_set(o, "note", c->note ? json_text(c->note) : json_null());
 	json_set(o, "load_cycles_change_pct",
 	     loads_comparable(c) ? json_real_or_null(change_pct(c->a->load_cycles, c->b->load_cycles))
 				 : json_null());
@@ -417,7 +418,7 @@ static json_t *json_only(const struct side *s, const struct side *other)
 
 	for (i = 0; i < s->rep.nphases; i++)
 		if (find_phase(other, s->rep.phases[i].name, &at) == NULL)
-			json_array_append_new(names, json_string(s->rep.phases[i].name));
+			json_array_append_new(names, json_text(s->rep.phases[i].name));
 	return names;
 }
 
@@ -434,7 +435,7 @@ static int print_json(const struct side *a, const struct side *b, const struct p
 	json_set(root, "b", json_side(b));
 	json_set(root, "same_tree", json_boolean(same_tree));
 	json_set(root, "same_job", json_boolean(strcmp(a->job, b->job) == 0));
-	json_set(root, "test", json_string("Mann-Whitney U, two-sided, normal approximation"));
+	json_set(root, "test", json_text("Mann-Whitney U, two-sided, normal approximation"));
 	json_set(root, "alpha", json_real(0.05));
 	json_set(root, "phases", phases);
 	json_set(root, "only_in_a", json_only(a, b));
@@ -489,6 +490,8 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 							 "(see loadctl runs)", spec);
 		}
 	}
+	if (!json)
+		term_guard_stdout();
 	if (side_load(&a) < 0 || side_load(&b) < 0)
 		goto out;
 

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "csv.h"
+#include "json_build.h"
 #include "loadctl.h"
 #include "log.h"
 #include "xalloc.h"
@@ -99,7 +100,7 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 	/* The phase name is the one free-text field: jansson escapes it, once
 	 * per phase. Numbers are written as the CSV writes them. */
 	if (ph->id != ex->phase_id || ex->phase_json == NULL) {
-		json_t *name = json_string(ph->name);
+		json_t *name = json_text(ph->name);
 
 		free(ex->phase_json);
 		ex->phase_json = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;

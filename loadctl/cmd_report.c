@@ -6,6 +6,7 @@
 #include "loadctl.h"
 #include "log.h"
 #include "report.h"
+#include "term_escape.h"
 
 static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
 			   char **argv)
@@ -36,6 +37,8 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 	if (optind < argc && loadctl_parse_run(argv[optind], &run_id) < 0)
 		return loadctl_usage_error(self, "'%s' is not a run id (see loadctl runs)",
 					   argv[optind]);
+	if (!json)
+		term_guard_stdout();
 	if ((db = loadctl_open_db(lc)) == NULL)
 		return LOADCTL_ERROR;
 	if (loadctl_find_run(lc, db, &run_id) != LOADCTL_OK) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "loadctl.h"
+#include "term_escape.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -26,10 +27,11 @@ static void run_cells(const struct run_row *r, char **cell)
 	double end = r->ended_at > 0 ? r->ended_at : wall_now();
 
 	cell[COL_ID] = xasprintf("%lld", (long long)r->id);
-	cell[COL_STATUS] = xstrdup(r->status);
-	cell[COL_PROFILE] = xstrdup(r->profile_name);
-	cell[COL_HOST] = xstrdup(r->host);
-	cell[COL_KERNEL] = xstrdup(r->kernel);
+	/* Names from a database that may come from anywhere: escaped. */
+	cell[COL_STATUS] = term_escape(r->status);
+	cell[COL_PROFILE] = term_escape(r->profile_name);
+	cell[COL_HOST] = term_escape(r->host);
+	cell[COL_KERNEL] = term_escape(r->kernel);
 	format_wall(r->started_at, buf, sizeof buf);
 	cell[COL_STARTED] = xstrdup(buf);
 	/* A crashed run from before its end was recorded has no end. */
@@ -77,6 +79,7 @@ static int cmd_runs_exec(struct loadctl *lc, const struct loadctl_cmd *self, int
 	}
 	if (optind < argc)
 		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
+	term_guard_stdout();
 	if ((db = loadctl_open_db(lc)) == NULL)
 		return LOADCTL_ERROR;
 	if (db_runs_list(db, &runs, &n) < 0) {

@@ -10,6 +10,7 @@
 #include "loadctl.h"
 #include "log.h"
 #include "parse.h"
+#include "term_escape.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -272,6 +273,7 @@ static int cmd_status_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 		log_error("%s", err);
 		status = LOADCTL_ERROR;
 	} else {
+		term_guard_stdout();
 		print_run(doc);
 		print_loads(doc);
 		print_samples(doc);
