@@ -11,6 +11,20 @@ DB="$T/loadd.db"
 WORK="$T/work"
 SOCK="$T/loadd.sock"
 STARTED_PIDS=()
+# Every process this test starts inherits this mark, so a test can tell its
+# own processes from those of tests running beside it.
+export LOADD_E2E_MARK="$T"
+
+# Prints the PIDs of live processes that carry this test's mark.
+own_processes() {
+	local pid
+	for pid in /proc/[0-9]*; do
+		[[ $pid == "/proc/$BASHPID" ]] && continue
+		tr '\0' '\n' <"$pid/environ" 2>/dev/null | grep -qxF "LOADD_E2E_MARK=$T" &&
+			echo "${pid#/proc/}"
+	done
+	return 0
+}
 
 cleanup() {
 	local pid

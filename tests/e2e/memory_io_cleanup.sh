@@ -31,12 +31,13 @@ EOF2
 only_tree_left() {
 	ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true
 }
-# Processes still running the binary under test (loaders are forks of loadd).
+# Processes of this test still running the binary under test (loaders are
+# forks of loadd); other tests' loadd processes are not counted.
 survivors() {
 	local exe pid
 	exe=$(readlink -f "$LOADD")
-	for pid in /proc/[0-9]*; do
-		[[ $(readlink "$pid/exe" 2>/dev/null) == "$exe" ]] && echo "${pid#/proc/}"
+	for pid in $(own_processes); do
+		[[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$exe" ]] && echo "$pid"
 	done
 	return 0
 }

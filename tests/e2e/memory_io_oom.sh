@@ -47,7 +47,7 @@ size = 400M
 EOF2
 )
 (echo "$BASHPID" >"$CGD/cgroup.procs" &&
-	exec "$LOADD" --db "$DB" --workdir "$WORK" --profile "$prof") >"$T/out" 2>"$T/loadd.err" &
+	exec "$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" --profile "$prof") >"$T/out" 2>"$T/loadd.err" &
 LOADD_PID=$!
 STARTED_PIDS+=("$LOADD_PID")
 status=0
