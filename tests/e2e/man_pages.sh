@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The man pages render without warnings and stay in step with --help: every
 # option the programs take is in their page, every option a page names is
-# taken, and loadctl(8) covers every command.
+# taken, and loadctl(8) covers every command. loadd.conf(5) is checked against
+# the option tables by docs_drift.
 source "$(dirname "$0")/lib.sh"
 
 LOADTOP=${LOADTOP:-$(dirname "$LOADD")/loadtop}
 [[ -x $LOADTOP ]] || fail "no loadtop next to $LOADD"
 
 if command -v groff >/dev/null; then
-	for page in loadd.8 loadctl.8 loadtop.1; do
+	for page in loadd.8 loadd.conf.5 loadctl.8 loadtop.1; do
 		warnings=$(LC_ALL=C.UTF-8 groff -man -ww -z -Tutf8 "$SRC/man/$page" 2>&1)
 		[[ -z $warnings ]] || fail "$page: $warnings"
 	done
