@@ -1,22 +1,47 @@
-/* loadctl report: the per-phase report of a run, as text or JSON. */
+/* loadctl report: the per-phase report of a run, as text, JSON or an HTML
+ * page with figures. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "loadctl.h"
 #include "log.h"
 #include "report.h"
+#include "report_html.h"
 #include "term_escape.h"
+
+/* The page to path, or to stdout for "-"; what report_html returns, and -1
+ * (after a message) when the file cannot be written. */
+static int write_html(struct db *db, int64_t run_id, const char *path)
+{
+	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	int rc;
+
+	if (out == NULL) {
+		log_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = report_html(db, run_id, out);
+	if (out != stdout && fclose(out) != 0 && rc == 0) {
+		log_error("%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
 
 static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
 			   char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
+	const char *html = NULL;
 	int64_t run_id = 0;
 	struct db *db;
 	int opt, rc;
@@ -26,6 +51,9 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 		case 'j':
 			json = true;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'h':
 			return loadctl_usage(self);
 		default:
@@ -34,6 +62,8 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 	}
 	if (argc - optind > 1)
 		return loadctl_usage_error(self, "too many arguments");
+	if (json && html != NULL)
+		return loadctl_usage_error(self, "--json and --html exclude each other");
 	if (optind < argc && loadctl_parse_run(argv[optind], &run_id) < 0)
 		return loadctl_usage_error(self, "'%s' is not a run id (see loadctl runs)",
 					   argv[optind]);
@@ -45,7 +75,10 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 		db_close(db);
 		return LOADCTL_ERROR;
 	}
-	rc = json ? report_json(db, run_id, stdout) : report_print(db, run_id, stdout);
+	if (html != NULL)
+		rc = write_html(db, run_id, html);
+	else
+		rc = json ? report_json(db, run_id, stdout) : report_print(db, run_id, stdout);
 	db_close(db);
 	if (rc == 1) /* gone between the two reads: only a deleted run can */
 		log_error("no run %lld in %s", (long long)run_id, lc->db_path);
@@ -54,7 +87,7 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 
 const struct loadctl_cmd cmd_report_entry = {
 	.name = "report",
-	.args = "[RUN] [--json]",
-	.summary = "a run's report (default: the latest), as text or JSON",
+	.args = "[RUN] [--json | --html FILE]",
+	.summary = "a run's report (default: the latest), as text, JSON or an HTML page ('-': stdout)",
 	.exec = cmd_report_exec,
 };

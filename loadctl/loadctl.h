@@ -27,6 +27,7 @@ struct loadctl_cmd {
 
 extern const struct loadctl_cmd cmd_compare_entry;
 extern const struct loadctl_cmd cmd_export_entry;
+extern const struct loadctl_cmd cmd_plot_entry;
 extern const struct loadctl_cmd cmd_report_entry;
 extern const struct loadctl_cmd cmd_runs_entry;
 extern const struct loadctl_cmd cmd_status_entry;

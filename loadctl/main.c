@@ -23,6 +23,7 @@ static const struct loadctl_cmd *const commands[] = {
 	&cmd_report_entry,
 	&cmd_export_entry,
 	&cmd_compare_entry,
+	&cmd_plot_entry,
 	&cmd_help_entry,
 };
 

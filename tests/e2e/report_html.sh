@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# loadctl report --html and loadctl plot on a real short run, the page opened
+# in headless Chromium with networking disabled: every figure is drawn (the
+# distribution has one dot per job), the console stays silent (the page's
+# Content-Security-Policy would log any script or fetch), and hostile strings
+# in the database (host, profile, phase, event) render as text.
+source "$(dirname "$0")/lib.sh"
+
+command -v gnuplot >/dev/null || fail "gnuplot is missing (scripts/deps installs gnuplot-nox)"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z "$CHROMIUM" ]]; then
+	[[ "${CI:-}" == true ]] && fail "chromium is missing (scripts/deps installs it)"
+	skip "no chromium"
+fi
+
+tiny=$(profile tiny <<'EOF2'
+[run]
+settle = 0s
+[probe]
+every = 100ms
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 2s
+[phase cpu]
+duration = 2s
+loads = cpu
+[load cpu]
+type = cpu
+procs = 2
+EOF2
+)
+run_loadd --profile "$tiny" >/dev/null 2>"$T/loadd.err" || fail "loadd failed: $(cat "$T/loadd.err")"
+
+# What a database from another machine may hold.
+sql "UPDATE runs SET host = '<script>alert(1)</script>', profile_name = '<img src=x onerror=alert(2)>';
+     UPDATE phases SET name = 'cpu\"><b>bold</b>' WHERE name = 'cpu';
+     INSERT INTO events (run_id, t, kind, message)
+       SELECT id, started_at, 'error', '<iframe src=\"http://127.0.0.1:9/\"></iframe>' FROM runs;"
+jobs=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
+            WHERE p.valid = 1 AND s.failed = 0 AND s.wall_ms > 0")
+[[ $jobs -gt 5 ]] || fail "only $jobs jobs ran"
+
+"$LOADCTL" --db "$DB" report --html "$T/r.html" 2>"$T/err" || fail "report --html: $(cat "$T/err")"
+[[ ! -s "$T/err" ]] || fail "report --html warned: $(cat "$T/err")"
+"$LOADCTL" --db "$DB" report --html - >"$T/stdout.html" || fail "report --html -"
+cmp -s "$T/r.html" "$T/stdout.html" || fail "the page to stdout differs from the file"
+# Self-contained: no script, no external file, no stylesheet link.
+! grep -qiE '<(script|link|iframe|img|object|embed)|(src|href)=.(https?:)?//' "$T/r.html" ||
+	fail "the page refers outside itself or runs a script"
+grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/r.html" || fail "host not escaped"
+
+# Chromium as root needs --no-sandbox; the proxy on a closed port stops any
+# fetch that would get past the page's policy.
+"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$T/chromium" --proxy-server=127.0.0.1:9 \
+	--enable-logging=stderr --v=0 --window-size=1200,4000 \
+	--dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/chromium.err" &
+CHROME_PID=$!
+STARTED_PIDS+=("$CHROME_PID")
+for ((i = 0; i < 600; i++)); do
+	kill -0 "$CHROME_PID" 2>/dev/null || break
+	sleep 0.1
+done
+wait "$CHROME_PID" || fail "chromium failed: $(tail -5 "$T/chromium.err")"
+[[ -s "$T/dom.html" ]] || fail "chromium dumped no DOM: $(tail -5 "$T/chromium.err")"
+! grep -F 'CONSOLE' "$T/chromium.err" || fail "the console was not silent"
+
+count() { grep -oE "$1" "$T/dom.html" | wc -l; }
+for fig in distribution ecdf histogram timeline; do
+	grep -q "<figure id=\"fig-$fig-\"><svg" <(tr -d '\n' <"$T/dom.html") ||
+		fail "figure $fig has no SVG in the rendered page"
+	paths=$(count "<path[^>]*d=\"M[^\"]*\"[^>]*>" )
+	[[ $paths -gt 20 ]] || fail "only $paths paths drawn"
+done
+dots=$(count "href=\"#fig-distribution-gpPt6\"[^>]*transform=")
+[[ $dots -eq $jobs ]] || fail "the distribution has $dots dots for $jobs jobs"
+[[ $(count '<svg') -eq 4 ]] || fail "$(count '<svg') figures, want 4"
+# The hostile strings are text in the DOM, never elements.
+[[ $(count '<script') -eq 0 && $(count '<iframe') -eq 0 && $(count '<b>bold') -eq 0 ]] ||
+	fail "a string from the database became markup"
+grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/dom.html" || fail "host not shown as text"
+grep -qF 'cpu"&gt;&lt;b&gt;bold&lt;/b&gt;' "$T/dom.html" || fail "phase name not shown as text"
+grep -qF '&lt;iframe src="http://127.0.0.1:9/"&gt;' "$T/dom.html" || fail "event not shown as text"
+
+# Single figures: PNG and SVG, by extension or --format.
+"$LOADCTL" --db "$DB" plot timeline "$T/t.png" || fail "plot timeline png"
+[[ $(head -c 8 "$T/t.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+	fail "t.png is not a PNG"
+"$LOADCTL" --db "$DB" plot --format svg ecdf - >"$T/e.svg" || fail "plot ecdf svg"
+grep -q '<svg' "$T/e.svg" || fail "plot ecdf wrote no SVG"
+"$LOADCTL" --db "$DB" plot distribution - 1 | cmp -s - <("$LOADCTL" --db "$DB" plot distribution - 1) ||
+	fail "the same figure drew differently twice"
+set +e
+"$LOADCTL" --db "$DB" plot nosuch "$T/x.svg" 2>/dev/null
+[[ $? -eq 2 ]] || fail "an unknown figure is a usage error"
+"$LOADCTL" --db "$DB" report --json --html - >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "--json with --html is a usage error"
+set -e
+echo "report_html: ok ($jobs jobs drawn)"
