@@ -68,7 +68,7 @@ expect 0 "" "help"
 grep -q "export" "$T/out" || fail "help does not list export"
 ctl help report
 expect 0 "" "help report"
-grep -qF "usage: loadctl [--db PATH] report [RUN] [--json]" "$T/out" || fail "help report: $(cat "$T/out")"
+grep -qF "usage: loadctl [--db PATH] report [RUN] [--json | --html FILE]" "$T/out" || fail "help report: $(cat "$T/out")"
 ctl --version
 expect 0 "" "--version"
 grep -q "^loadctl [0-9]" "$T/out" || fail "--version: $(cat "$T/out")"
