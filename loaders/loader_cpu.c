@@ -2,10 +2,13 @@
  * or threads, each read a token from the pipe before it and write it to the
  * pipe after it, so every token pass is one context switch. tokens of them
  * travel at once; size bytes of working set are read by each member between
- * taking a token and passing it on, as lat_ctx -s does. */
+ * taking a token and passing it on, as lat_ctx -s does, and work
+ * microseconds of arithmetic are done. With pin (the default) the members
+ * form one ring per CPU, pinned there (see cpu_layout.h for why). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_layout.h"
 #include "loader.h"
 #include "parse.h"
 #include "timeutil.h"
@@ -23,22 +27,68 @@
 enum cpu_mode { CPU_PROCESS, CPU_THREAD };
 
 struct cpu_config {
-	long procs;
-	long tokens;
+	long procs;   /* 0: auto */
+	long tokens;  /* 0: auto */
 	struct size_spec size;
 	int mode;
 	long nice;
+	bool pin;
+	long work_us;
 };
+
+/* "auto" is 0; a number must lie in [min, CPU_MAX_PROCS]. */
+static int parse_auto_count(const char *value, long min, long *out, const char **err)
+{
+	if (strcmp(value, "auto") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (parse_long(value, out, err) < 0) {
+		*err = "expected a number or auto";
+		return -1;
+	}
+	if (*out < min || *out > CPU_MAX_PROCS) {
+		*err = min == 2 ? "out of range (2..4096, or auto)" : "out of range (1..4095, or auto)";
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_procs(const char *value, void *dst, const char **err)
+{
+	return parse_auto_count(value, 2, dst, err);
+}
+
+static int parse_tokens(const char *value, void *dst, const char **err)
+{
+	if (parse_auto_count(value, 1, dst, err) < 0)
+		return -1;
+	if (*(long *)dst == CPU_MAX_PROCS) {
+		*err = "out of range (1..4095, or auto)";
+		return -1;
+	}
+	return 0;
+}
 
 static const char *const cpu_modes[] = { "process", "thread", NULL };
 
 static const struct option_def cpu_options[] = {
-	{ .key = "procs", .type = OPT_INT, .offset = offsetof(struct cpu_config, procs),
-	  .def = "8", .min = 2, .max = 4096,
-	  .help = "members of the ring, each a process or a thread" },
-	{ .key = "tokens", .type = OPT_INT, .offset = offsetof(struct cpu_config, tokens),
-	  .def = "1", .min = 1, .max = 4095,
-	  .help = "tokens travelling the ring at once; fewer than procs, so members wait" },
+	{ .key = "procs", .type = OPT_CUSTOM, .offset = offsetof(struct cpu_config, procs),
+	  .def = "auto", .parse = parse_procs,
+	  .help = "members in all, each a process or a thread, 2..4096; auto: 8 per CPU the "
+		  "load may run on" },
+	{ .key = "tokens", .type = OPT_CUSTOM, .offset = offsetof(struct cpu_config, tokens),
+	  .def = "auto", .parse = parse_tokens,
+	  .help = "tokens travelling at once, fewer than procs so members wait, 1..4095; auto: "
+		  "half the members; 1: one ring, lat_ctx's measuring mode" },
+	{ .key = "pin", .type = OPT_BOOL, .offset = offsetof(struct cpu_config, pin),
+	  .def = "yes",
+	  .help = "one ring per CPU, its members pinned there, so that every pass is a "
+		  "same-CPU wake-up; no: one ring whose members run where the scheduler puts them" },
+	{ .key = "work", .type = OPT_INT, .offset = offsetof(struct cpu_config, work_us),
+	  .def = "10", .min = 0, .max = 1000000,
+	  .help = "microseconds of arithmetic each member does per pass, after taking a token; "
+		  "0: pure token passing (lat_ctx)" },
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct cpu_config, size),
 	  .def = "0", .min = 0, .max = 64LL << 20,
 	  .help = "working set each member reads between taking a token and passing it on "
@@ -69,6 +119,8 @@ struct member {
 	struct ring *ring;
 	int index;
 	int in, out;   /* read end of the pipe before it, write end of the one after */
+	int cpu;       /* pinned to it; -1: not pinned */
+	bool counts_trips; /* the first member of its ring counts every token's trip */
 	pid_t pid;     /* process mode; 0 when not running */
 	pthread_t thread;
 	bool started;  /* thread mode */
@@ -77,8 +129,9 @@ struct member {
 struct ring {
 	const struct loader_ctx *ctx;
 	long procs;
-	long tokens;
+	struct cpu_layout layout;
 	size_t ws_bytes;
+	int64_t work_ns;
 	struct member *members;
 	atomic_int stop;   /* thread mode: members leave at their next read */
 	atomic_int failed; /* thread mode: a member hit an error */
@@ -93,16 +146,49 @@ static int key_line(const struct load_def *def, const char *key)
 	return def->line;
 }
 
+/* The CPUs this process may run on (its affinity, which a cpuset or
+ * taskset narrows), in cpus[]; their count, at least 1. */
+static long allowed_cpus(int *cpus, long max)
+{
+	cpu_set_t set;
+	long n = 0;
+
+	if (sched_getaffinity(0, sizeof set, &set) < 0) {
+		cpus[0] = 0;
+		return 1;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++) {
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	}
+	if (n == 0)
+		cpus[n++] = 0;
+	return n;
+}
+
+/* The layout on the CPUs this process may use now. */
+static int plan_here(const struct cpu_config *cfg, struct cpu_layout *layout, char *err,
+		     size_t errlen)
+{
+	int cpus[CPU_SETSIZE];
+	long ncpus = allowed_cpus(cpus, CPU_SETSIZE);
+
+	return cpu_layout_plan(cfg->procs, cfg->tokens, cfg->pin, cpus, ncpus, layout, err,
+			       errlen);
+}
+
 static int cpu_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct cpu_config *cfg = config;
+	struct cpu_layout layout;
+	char err[200];
 	int problems = 0;
 
-	if (cfg->tokens >= cfg->procs) {
-		fprintf(errs, "%s:%d: tokens = %ld needs more members than that (procs = %ld): with "
-			"a token at every member none of them waits\n", file,
-			key_line(def, "tokens"), cfg->tokens, cfg->procs);
+	if (plan_here(cfg, &layout, err, sizeof err) < 0) {
+		fprintf(errs, "%s:%d: %s\n", file, key_line(def, "tokens"), err);
 		problems++;
+	} else {
+		cpu_layout_free(&layout);
 	}
 	if (cfg->size.kind != SIZE_BYTES) {
 		fprintf(errs, "%s:%d: size: give each member's working set in bytes (\"64K\"), not "
@@ -126,19 +212,30 @@ static int cpu_check(const void *config, const struct load_def *def, const char 
 static void cpu_describe(const void *config, char *buf, size_t len)
 {
 	const struct cpu_config *cfg = config;
-	char ws[64] = "", nice[24] = "";
+	char ws[64] = "", nice[24] = "", work[48] = "", rings[64] = " in a ring";
+	struct cpu_layout layout;
+	char err[200];
 
+	if (plan_here(cfg, &layout, err, sizeof err) < 0) {
+		snprintf(buf, len, "%s", err);
+		return;
+	}
+	if (layout.nrings > 1)
+		snprintf(rings, sizeof rings, " in %ld rings, one pinned to each CPU", layout.nrings);
 	if (cfg->size.bytes > 0) {
 		char bytes[32];
 
 		format_bytes(cfg->size.bytes, bytes, sizeof bytes);
 		snprintf(ws, sizeof ws, ", %s working set each", bytes);
 	}
+	if (cfg->work_us > 0)
+		snprintf(work, sizeof work, ", %ld us of work per pass", cfg->work_us);
 	if (cfg->nice != 0)
 		snprintf(nice, sizeof nice, ", nice %ld", cfg->nice);
-	snprintf(buf, len, "%ld %s in a ring, %ld token%s%s%s", cfg->procs,
-		 cfg->mode == CPU_THREAD ? "threads" : "processes", cfg->tokens,
-		 cfg->tokens == 1 ? "" : "s", ws, nice);
+	snprintf(buf, len, "%ld %s%s, %ld token%s%s%s%s", layout.procs,
+		 cfg->mode == CPU_THREAD ? "threads" : "processes", rings, layout.tokens,
+		 layout.tokens == 1 ? "" : "s", ws, work, nice);
+	cpu_layout_free(&layout);
 }
 
 static int64_t coarse_ns(void)
@@ -162,6 +259,35 @@ static unsigned char *working_set_new(size_t bytes)
 	return ws;
 }
 
+/* Arithmetic for about ns nanoseconds, so that a member's pass costs CPU
+ * time and not only a wake-up: the clock is read every few hundred steps. */
+static void work_for(int64_t ns)
+{
+	int64_t end = mono_ns() + ns;
+	uint64_t x = 88172645463325252ULL;
+
+	do {
+		for (int i = 0; i < 256; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		__asm__ __volatile__("" : "+r"(x));
+	} while (mono_ns() < end);
+}
+
+/* Pins the calling thread to cpu (no-op for -1); 0 or -1 with errno. */
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set);
+}
+
 /* One load per cache line brings the whole set through the cache; the empty
  * asm keeps the compiler from dropping loads whose sum nobody reads. */
 static void working_set_touch(const unsigned char *ws, size_t bytes)
@@ -177,8 +303,8 @@ enum member_end { MEMBER_STOPPED, MEMBER_BROKEN, MEMBER_FAILED };
 
 /* What every member does until its ring breaks or it is stopped: in process
  * mode by SIGTERM (the default action), in thread mode by the stop flag,
- * seen at the next read. Member 0 counts a cycle for every token it takes,
- * as each token passes it once a trip. */
+ * seen at the next read. The first member of a ring counts a cycle for
+ * every token it takes, as each token passes it once a trip. */
 static enum member_end member_loop(const struct member *m, const unsigned char *ws,
 				   const char **what)
 {
@@ -207,6 +333,8 @@ static enum member_end member_loop(const struct member *m, const unsigned char *
 		}
 		if (ws != NULL)
 			working_set_touch(ws, ws_bytes);
+		if (m->ring->work_ns > 0)
+			work_for(m->ring->work_ns);
 		while ((n = write(m->out, &token, 1)) < 0 && errno == EINTR)
 			;
 		if (n < 0 && errno == EPIPE) {
@@ -218,7 +346,7 @@ static enum member_end member_loop(const struct member *m, const unsigned char *
 			return MEMBER_FAILED;
 		}
 		passes++;
-		if (m->index == 0)
+		if (m->counts_trips)
 			cycles++;
 		if (passes >= FLUSH_PASSES || coarse_ns() - flushed >= FLUSH_NS) {
 			loader_progress(shm, cycles, 0, passes);
@@ -234,6 +362,7 @@ static enum member_end member_loop(const struct member *m, const unsigned char *
 #define MEMBER_EXIT_BROKEN 3
 #define MEMBER_EXIT_FAILED 4
 #define MEMBER_EXIT_NOMEM 5
+#define MEMBER_EXIT_PIN 6
 
 static void member_process(const struct member *m)
 {
@@ -243,6 +372,8 @@ static void member_process(const struct member *m)
 
 	/* A neighbour that died shows as EPIPE, not as a death by SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	if (pin_to(m->cpu) < 0)
+		_exit(MEMBER_EXIT_PIN);
 	if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL)
 		_exit(MEMBER_EXIT_NOMEM);
 	if (member_loop(m, ws, &what) == MEMBER_BROKEN)
@@ -264,6 +395,9 @@ static void describe_member_death(int status, char *buf, size_t len)
 		break;
 	case MEMBER_EXIT_NOMEM:
 		snprintf(buf, len, "could not get its working set");
+		break;
+	case MEMBER_EXIT_PIN:
+		snprintf(buf, len, "could not be pinned to its CPU");
 		break;
 	default:
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
@@ -308,22 +442,23 @@ static void report_fork_failure(const struct ring *ring, long index, int err)
 		     ring->procs, strerror(err), limit);
 }
 
-/* Forks the members one by one, each with the read end of the pipe the one
- * before it writes. The top holds at most four ring fds at any moment, and
- * every member holds only its own two, so a member's death reaches its
- * neighbours as EOF and EPIPE and the ring comes down. */
-static int ring_start_processes(struct ring *ring)
+/* Forks one ring's members one by one, each with the read end of the pipe
+ * the one before it writes. The top holds at most four ring fds at any
+ * moment, and every member holds only its own two, so a member's death
+ * reaches its neighbours as EOF and EPIPE and the ring comes down. */
+static int ring_start_one(struct ring *ring, const struct cpu_ring_spec *spec)
 {
 	int last[2], next[2], in;
+	long end = spec->first + spec->members;
 
 	if (pipe2(last, O_CLOEXEC) < 0) {
 		loader_event(ring->ctx, "error", "pipe: %s", strerror(errno));
 		return -1;
 	}
 	in = last[0];
-	for (long i = 0; i < ring->procs && !loader_stopping(); i++) {
+	for (long i = spec->first; i < end && !loader_stopping(); i++) {
 		struct member *m = &ring->members[i];
-		bool is_last = i == ring->procs - 1;
+		bool is_last = i == end - 1;
 		pid_t pid;
 
 		if (is_last) {
@@ -340,6 +475,8 @@ static int ring_start_processes(struct ring *ring)
 		}
 		m->in = in;
 		m->out = next[1];
+		m->cpu = spec->cpu;
+		m->counts_trips = i == spec->first;
 		pid = loader_fork();
 		if (pid == 0) {
 			if (next[0] >= 0)
@@ -359,9 +496,9 @@ static int ring_start_processes(struct ring *ring)
 			return -1;
 		}
 		m->pid = pid;
-		/* The tokens start in member 0's output, so a trip is complete
-		 * when member 0 takes a token back. */
-		for (long t = 0; i == 0 && t < ring->tokens; t++) {
+		/* The tokens start in the first member's output, so a trip is
+		 * complete when the first member takes a token back. */
+		for (long t = 0; i == spec->first && t < spec->tokens; t++) {
 			while (write(next[1], "t", 1) < 0 && errno == EINTR)
 				;
 		}
@@ -373,8 +510,17 @@ static int ring_start_processes(struct ring *ring)
 		/* Stopped while building: close what the loop still held. */
 		if (in >= 0)
 			close(in);
-		if (ring->members[ring->procs - 1].pid == 0)
+		if (ring->members[end - 1].pid == 0)
 			close(last[1]);
+	}
+	return 0;
+}
+
+static int ring_start_processes(struct ring *ring)
+{
+	for (long r = 0; r < ring->layout.nrings && !loader_stopping(); r++) {
+		if (ring_start_one(ring, &ring->layout.rings[r]) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -462,7 +608,11 @@ static void *member_thread(void *arg)
 	const char *what = "";
 	int err;
 
-	if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL) {
+	if (pin_to(m->cpu) < 0) {
+		err = errno;
+		loader_event(ring->ctx, "error", "ring member %d: cannot be pinned to CPU %d: %s",
+			     m->index, m->cpu, strerror(err));
+	} else if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL) {
 		err = errno;
 		loader_event(ring->ctx, "error", "ring member %d: no memory for its working set: %s",
 			     m->index, strerror(err));
@@ -512,23 +662,32 @@ static int raise_fd_limit(const struct ring *ring)
 	return 0;
 }
 
-/* Every member's pipe: member i writes pipe i, member 0 reads the last. */
+/* Every ring's pipes: member i writes pipe i, the ring's first member reads
+ * its last; the tokens start in the first member's output. */
 static int ring_pipes(struct ring *ring)
 {
 	int fds[2];
 
-	for (long i = 0; i < ring->procs; i++) {
-		if (pipe2(fds, O_CLOEXEC) < 0) {
-			loader_event(ring->ctx, "error", "pipe for ring member %ld of %ld: %s", i,
-				     ring->procs, strerror(errno));
-			return -1;
+	for (long r = 0; r < ring->layout.nrings; r++) {
+		const struct cpu_ring_spec *spec = &ring->layout.rings[r];
+
+		for (long k = 0; k < spec->members; k++) {
+			struct member *m = &ring->members[spec->first + k];
+
+			if (pipe2(fds, O_CLOEXEC) < 0) {
+				loader_event(ring->ctx, "error", "pipe for ring member %ld of %ld: %s",
+					     spec->first + k, ring->procs, strerror(errno));
+				return -1;
+			}
+			m->out = fds[1];
+			m->cpu = spec->cpu;
+			m->counts_trips = k == 0;
+			ring->members[spec->first + (k + 1) % spec->members].in = fds[0];
 		}
-		ring->members[i].out = fds[1];
-		ring->members[(i + 1) % ring->procs].in = fds[0];
-	}
-	for (long t = 0; t < ring->tokens; t++) {
-		while (write(ring->members[0].out, "t", 1) < 0 && errno == EINTR)
-			;
+		for (long t = 0; t < spec->tokens; t++) {
+			while (write(ring->members[spec->first].out, "t", 1) < 0 && errno == EINTR)
+				;
+		}
 	}
 	return 0;
 }
@@ -602,12 +761,17 @@ static int cpu_run(const struct loader_ctx *ctx)
 	const struct cpu_config *cfg = ctx->config;
 	struct ring ring = {
 		.ctx = ctx,
-		.procs = cfg->procs,
-		.tokens = cfg->tokens,
 		.ws_bytes = (size_t)size_resolve(&cfg->size, 0, 0),
+		.work_ns = cfg->work_us * 1000,
 	};
+	char err[200];
 	int rc;
 
+	if (plan_here(cfg, &ring.layout, err, sizeof err) < 0) {
+		loader_event(ctx, "error", "%s", err);
+		return 1;
+	}
+	ring.procs = ring.layout.procs;
 	/* Set before the members start, so every one of them inherits it. */
 	if (cfg->nice != 0 && setpriority(PRIO_PROCESS, 0, (int)cfg->nice) < 0) {
 		loader_event(ctx, "error", "nice %ld: %s", cfg->nice, strerror(errno));
@@ -618,19 +782,22 @@ static int cpu_run(const struct loader_ctx *ctx)
 		ring.members[i].ring = &ring;
 		ring.members[i].index = (int)i;
 		ring.members[i].in = ring.members[i].out = -1;
+		ring.members[i].cpu = -1;
 	}
 	if (cfg->mode == CPU_THREAD)
 		rc = ring_run_threads(&ring);
 	else
 		rc = ring_run_processes(&ring);
 	free(ring.members);
+	cpu_layout_free(&ring.layout);
 	return rc;
 }
 
 const struct loader_ops loader_cpu_ops = {
 	.version = LOADER_OPS_VERSION,
 	.name = "cpu",
-	.summary = "a ring of processes or threads passing tokens through pipes (lmbench lat_ctx)",
+	.summary = "rings of processes or threads passing tokens through pipes (lmbench lat_ctx), "
+		   "one per CPU",
 	.options = cpu_options,
 	.config_size = sizeof(struct cpu_config),
 	.cycle_unit = "trips",

@@ -94,8 +94,11 @@ static void test_defaults(void **state)
 	assert_string_equal(msgs, "");
 	assert_ptr_equal(def.loader, loader_find("cpu"));
 	assert_ptr_equal(def.options, loader_find("cpu")->options);
-	assert_int_equal(field_long(&def, "procs"), 8);
-	assert_int_equal(field_long(&def, "tokens"), 1);
+	/* 0 is auto: the ring's size follows the machine's CPU count. */
+	assert_int_equal(field_long(&def, "procs"), 0);
+	assert_int_equal(field_long(&def, "tokens"), 0);
+	assert_true(*(const bool *)field(&def, "pin"));
+	assert_int_equal(field_long(&def, "work"), 10);
 	assert_int_equal(((const struct size_spec *)field(&def, "size"))->bytes, 0);
 	assert_string_equal(field_enum(&def, "mode"), "process");
 	assert_int_equal(field_long(&def, "nice"), 0);
@@ -114,7 +117,9 @@ static void test_values_that_pass(void **state)
 		long nice;
 		int64_t stall_ms;
 	} cases[] = {
-		{ { .type = "cpu", .keys = { { "procs", "2" } } }, 2, 1, 0, "process", 0, 10000 },
+		{ { .type = "cpu", .keys = { { "procs", "2" } } }, 2, 0, 0, "process", 0, 10000 },
+		{ { .type = "cpu", .keys = { { "procs", "auto" }, { "tokens", "auto" } } },
+		  0, 0, 0, "process", 0, 10000 },
 		{ { .type = "cpu", .keys = { { "procs", "4096" }, { "tokens", "4095" } } },
 		  4096, 4095, 0, "process", 0, 10000 },
 		{ { .type = "cpu",
@@ -122,8 +127,8 @@ static void test_values_that_pass(void **state)
 			      { "mode", "thread" }, { "nice", "19" }, { "stall", "2s" } } },
 		  64, 3, 65536, "thread", 19, 2000 },
 		{ { .type = "cpu", .keys = { { "size", "64M" }, { "stall", "1h" } } },
-		  8, 1, 64ULL << 20, "process", 0, 3600000 },
-		{ { .type = "cpu", .keys = { { "nice", "-20" } } }, 8, 1, 0, "process", -20, 10000 },
+		  0, 0, 64ULL << 20, "process", 0, 3600000 },
+		{ { .type = "cpu", .keys = { { "nice", "-20" } } }, 0, 0, 0, "process", -20, 10000 },
 	};
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
@@ -158,7 +163,10 @@ static void test_values_refused(void **state)
 		{ { .type = "cpu", .keys = { { "procs", "1" } } }, "cpu.conf:21:", "out of range" },
 		{ { .type = "cpu", .keys = { { "procs", "4097" } } }, "cpu.conf:21:", "2..4096" },
 		{ { .type = "cpu", .keys = { { "procs", "many" } } }, "cpu.conf:21:",
-		  "invalid integer 'many'" },
+		  "expected a number or auto" },
+		{ { .type = "cpu", .keys = { { "tokens", "4095" } } }, "cpu.conf:21:",
+		  "needs more members" },
+		{ { .type = "cpu", .keys = { { "work", "-1" } } }, "cpu.conf:21:", "out of range" },
 		{ { .type = "cpu", .keys = { { "tokens", "0" } } }, "cpu.conf:21:", "out of range" },
 		{ { .type = "cpu", .keys = { { "procs", "4" }, { "tokens", "4" } } }, "cpu.conf:22:",
 		  "tokens = 4 needs more members" },
@@ -214,8 +222,8 @@ static void test_negative_nice_needs_root(void **state)
 static void test_list_loaders(void **state)
 {
 	static const char *const expected[] = {
-		"type = (required)", "stall = 10s", "\ncpu: ", "procs = 8", "2..4096",
-		"tokens = 1", "size = 0", "mode = process", "one of: process, thread", "nice = 0",
+		"type = (required)", "stall = 10s", "\ncpu: ", "procs = auto", "2..4096",
+		"tokens = auto", "pin = yes", "work = 10", "size = 0", "mode = process", "one of: process, thread", "nice = 0",
 		"counts: trips, passes",
 	};
 	char *text = NULL;
@@ -236,14 +244,15 @@ static void test_describe(void **state)
 {
 	struct section sec = { .type = "cpu",
 			       .keys = { { "procs", "16" }, { "tokens", "2" }, { "size", "64K" },
-					 { "mode", "thread" } } };
+					 { "mode", "thread" }, { "pin", "no" } } };
 	const struct loader_ops *ops = loader_find("cpu");
 	struct load_def def;
 	char *msgs, what[256];
 
 	assert_int_equal(validate(&sec, &def, &msgs), 0);
 	ops->describe(def.config, what, sizeof what);
-	assert_string_equal(what, "16 threads in a ring, 2 tokens, 64 KiB working set each");
+	assert_string_equal(what, "16 threads in a ring, 2 tokens, 64 KiB working set each, "
+			    "10 us of work per pass");
 	release(&def);
 	free(msgs);
 }
