@@ -255,7 +255,9 @@ static void test_rings_count_and_stop_clean(void **state)
 	struct fixture *f = *state;
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
-		const char *keys[] = { "procs", cases[i].procs, "mode", cases[i].mode, NULL };
+		/* One ring (tokens = 1): every member exists before the first trip. */
+		const char *keys[] = { "procs", cases[i].procs, "mode", cases[i].mode, "tokens", "1",
+				       NULL };
 		char name[32], *none, dir[160];
 		struct load_def *def;
 		long procs = atol(cases[i].procs);
