@@ -191,11 +191,11 @@ static const char *skip_blanks(const char *p)
 	return p;
 }
 
-/* term (('+' | '-') term)*, a term being ram, swap or a byte size; the first
+/* term (('+' | '-') term)*, a term being ram, swap, available or a byte size; the first
  * term may carry a sign too, so that every formula can be written back. */
 static int parse_formula(const char *s, struct size_spec *out, const char **err)
 {
-	int64_t ram = 0, swap = 0, offset = 0;
+	int64_t ram = 0, swap = 0, avail = 0, offset = 0;
 	bool names_machine = false;
 	const char *p = skip_blanks(s);
 
@@ -214,6 +214,9 @@ static int parse_formula(const char *s, struct size_spec *out, const char **err)
 		} else if (word_at(p, "swap", &end)) {
 			swap += sign;
 			names_machine = true;
+		} else if (word_at(p, "available", &end)) {
+			avail += sign;
+			names_machine = true;
 		} else if (isdigit((unsigned char)*p)) {
 			end = p;
 			if (read_bytes(&end, &bytes, err) < 0)
@@ -230,10 +233,11 @@ static int parse_formula(const char *s, struct size_spec *out, const char **err)
 			*err = "expected a term after + or -";
 			return -1;
 		} else {
-			*err = "unknown term (use ram, swap or a size like 64M)";
+			*err = "unknown term (use ram, swap, available or a size like 64M)";
 			return -1;
 		}
-		if (ram > 1000 || ram < -1000 || swap > 1000 || swap < -1000) {
+		if (ram > 1000 || ram < -1000 || swap > 1000 || swap < -1000 || avail > 1000 ||
+		    avail < -1000) {
 			*err = "too many terms";
 			return -1;
 		}
@@ -254,7 +258,8 @@ static int parse_formula(const char *s, struct size_spec *out, const char **err)
 		return 0;
 	}
 	*out = (struct size_spec){ .kind = SIZE_FORMULA, .ram_coef = (int)ram,
-				   .swap_coef = (int)swap, .offset = offset };
+				   .swap_coef = (int)swap, .avail_coef = (int)avail,
+				   .offset = offset };
 	return 0;
 }
 
@@ -300,6 +305,12 @@ int parse_size(const char *s, struct size_spec *out, const char **err)
 
 uint64_t size_resolve(const struct size_spec *spec, uint64_t ram_bytes, uint64_t swap_bytes)
 {
+	return size_resolve_now(spec, ram_bytes, swap_bytes, 0);
+}
+
+uint64_t size_resolve_now(const struct size_spec *spec, uint64_t ram_bytes, uint64_t swap_bytes,
+			  uint64_t available_bytes)
+{
 	__int128 v;
 	long double pct;
 
@@ -311,7 +322,7 @@ uint64_t size_resolve(const struct size_spec *spec, uint64_t ram_bytes, uint64_t
 		return pct >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)pct;
 	case SIZE_FORMULA:
 		v = (__int128)ram_bytes * spec->ram_coef + (__int128)swap_bytes * spec->swap_coef +
-		    spec->offset;
+		    (__int128)available_bytes * spec->avail_coef + spec->offset;
 		if (v < 0)
 			return 0;
 		return v > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)v;
@@ -373,6 +384,8 @@ void size_format(const struct size_spec *spec, char *buf, size_t len)
 			append_term(buf, len, first, want, "ram");
 		for (i = 0; i < spec->swap_coef * want; i++, first = false)
 			append_term(buf, len, first, want, "swap");
+		for (i = 0; i < spec->avail_coef * want; i++, first = false)
+			append_term(buf, len, first, want, "available");
 		if (spec->offset != 0 && (spec->offset > 0) == (want > 0)) {
 			format_exact(spec->offset > 0 ? (uint64_t)spec->offset
 						       : (uint64_t)0 - (uint64_t)spec->offset,

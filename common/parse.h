@@ -16,7 +16,7 @@ int parse_duration_ms(const char *s, int64_t *ms, const char **err);
 enum size_kind {
 	SIZE_BYTES,   /* "64M", "2G", "4096" (bytes), "1.5G" */
 	SIZE_PERCENT, /* "60%": a share of physical RAM */
-	SIZE_FORMULA, /* "ram+swap-64M", "ram-1G", "ram": terms of ram, swap and sizes */
+	SIZE_FORMULA, /* "ram+swap-64M", "available-512M": terms of ram, swap, available, sizes */
 };
 
 struct size_spec {
@@ -25,13 +25,17 @@ struct size_spec {
 	double percent;   /* SIZE_PERCENT */
 	int ram_coef;     /* SIZE_FORMULA: ram*coef + swap*coef + offset */
 	int swap_coef;
+	int avail_coef;   /* MemAvailable when the load starts */
 	int64_t offset;
 };
 
 /* Suffixes K, M, G, T (powers of 1024), optionally followed by "i" and/or "B". */
 int parse_size(const char *s, struct size_spec *out, const char **err);
-/* Bytes for this machine; a negative result clamps to 0. */
+/* Bytes for this machine; a negative result clamps to 0. size_resolve()
+ * counts available as 0: use size_resolve_now() where MemAvailable is known. */
 uint64_t size_resolve(const struct size_spec *spec, uint64_t ram_bytes, uint64_t swap_bytes);
+uint64_t size_resolve_now(const struct size_spec *spec, uint64_t ram_bytes, uint64_t swap_bytes,
+			  uint64_t available_bytes);
 /* Writes the spec back as a profile would spell it ("2G", "60%", "ram+swap-64M"). */
 void size_format(const struct size_spec *spec, char *buf, size_t len);
 /* "1.5 GiB", "640 MiB", "12 KiB", "17 B" */

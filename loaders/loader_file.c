@@ -43,7 +43,7 @@ uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
 
 	if (spec->kind != SIZE_BYTES && procfs_read_meminfo(&mi) < 0)
 		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
-	want = size_resolve(spec, mi.mem_total, mi.swap_total);
+	want = size_resolve_now(spec, mi.mem_total, mi.swap_total, mi.mem_available);
 	want -= want % block;
 	if (want < block)
 		want = block;

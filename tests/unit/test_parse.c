@@ -172,9 +172,9 @@ static void test_size_errors(void **state)
 		const char *err;
 	} cases[] = {
 		{ "", "empty" },
-		{ "M", "unknown term (use ram, swap or a size like 64M)" },
-		{ "lots", "unknown term (use ram, swap or a size like 64M)" },
-		{ "rams", "unknown term (use ram, swap or a size like 64M)" },
+		{ "M", "unknown term (use ram, swap, available or a size like 64M)" },
+		{ "lots", "unknown term (use ram, swap, available or a size like 64M)" },
+		{ "rams", "unknown term (use ram, swap, available or a size like 64M)" },
 		{ "64X", "unknown suffix (use K, M, G or T, or a formula like ram-1G)" },
 		{ "64Mb", "unknown suffix (use K, M, G or T, or a formula like ram-1G)" },
 		{ "64 M", "unknown suffix (use K, M, G or T, or a formula like ram-1G)" },
@@ -191,7 +191,7 @@ static void test_size_errors(void **state)
 		{ "ram swap", "expected + or - between terms" },
 		{ "ram*2", "expected + or - between terms" },
 		{ "2*ram", "unknown suffix (use K, M, G or T, or a formula like ram-1G)" },
-		{ "ram+-1G", "unknown term (use ram, swap or a size like 64M)" },
+		{ "ram+-1G", "unknown term (use ram, swap, available or a size like 64M)" },
 		{ "512M-1G", "negative size" },
 		{ "9223372036854775808", "too large" },
 		{ "8388608T", "too large" },
@@ -236,6 +236,10 @@ static void test_size_resolve(void **state)
 		{ "ram", UINT64_MAX, 0, UINT64_MAX },
 		{ "ram+swap", UINT64_MAX, UINT64_MAX, UINT64_MAX }, /* saturates */
 		{ "1000%", UINT64_MAX / 2, 0, UINT64_MAX },
+		/* available is MemAvailable now: 6 GiB in these cases */
+		{ "available-512M", 8 * GiB, 0, 6 * GiB - 512 * MiB },
+		{ "available+swap-64M", 8 * GiB, 2 * GiB, 8 * GiB - 64 * MiB },
+		{ "available-8G", 8 * GiB, 0, 0 },
 	};
 	size_t i;
 
@@ -245,7 +249,7 @@ static void test_size_resolve(void **state)
 		uint64_t got;
 
 		assert_int_equal(parse_size(cases[i].in, &spec, &err), 0);
-		got = size_resolve(&spec, cases[i].ram, cases[i].swap);
+		got = size_resolve_now(&spec, cases[i].ram, cases[i].swap, 6 * GiB);
 		if (got != cases[i].want)
 			fail_msg("'%s' with ram %llu swap %llu: %llu, want %llu", cases[i].in,
 				 (unsigned long long)cases[i].ram, (unsigned long long)cases[i].swap,
@@ -279,6 +283,8 @@ static void test_size_format(void **state)
 		{ "ram+ram-1G", "ram+ram-1G" },
 		{ "ram-ram", "0" },
 		{ "ram-1000", "ram-1000" },
+		{ "available-512M", "available-512M" },
+		{ "available+swap-64M", "swap+available-64M" },
 	};
 	size_t i;
 
