@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "paths.h"
+#include "trust.h"
 #include "xalloc.h"
 
 #ifdef __FILE_NAME__
@@ -532,11 +533,8 @@ struct db *db_open(const char *path, enum db_mode mode, char **err)
 		}
 		flags |= SQLITE_OPEN_READONLY;
 	} else {
-		if (make_parent_dirs(path, 0755) < 0) {
-			*err = xasprintf("cannot create the directory for the database %s: %s", path,
-					 strerror(errno));
+		if (trust_make_parent_dirs(path, 0755, "database", err) < 0)
 			goto fail;
-		}
 		flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	}
 	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {

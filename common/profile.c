@@ -844,9 +844,28 @@ void profile_free(struct profile *p)
 	*p = (struct profile){ 0 };
 }
 
+/* The source tree's config/ when loadd runs from its build tree, so that
+ * `sudo build/loadd --profile desktop` works before any install; NULL for
+ * an installed loadd. */
+static const char *source_profile_dir(void)
+{
+#if defined(LOADD_BUILD_DIR) && defined(LOADD_SOURCE_PROFILE_DIR)
+	char exe[PATH_MAX];
+	size_t blen = strlen(LOADD_BUILD_DIR);
+
+	if (realpath("/proc/self/exe", exe) != NULL && strncmp(exe, LOADD_BUILD_DIR, blen) == 0 &&
+	    exe[blen] == '/')
+		return LOADD_SOURCE_PROFILE_DIR;
+#endif
+	return NULL;
+}
+
 char *profile_find(const char *name_or_path, char **searched)
 {
-	const char *dirs[] = { "./config", "/etc/loadd", LOADD_PROFILE_DIR };
+	/* Root never looks in the current directory: whoever owns it would
+	 * choose the commands root runs. */
+	const char *dirs[] = { geteuid() == 0 ? NULL : "./config", "/etc/loadd", LOADD_PROFILE_DIR,
+			       source_profile_dir() };
 	size_t len = strlen(name_or_path), i;
 	char *list = NULL;
 
@@ -855,9 +874,11 @@ char *profile_find(const char *name_or_path, char **searched)
 	    (len >= 5 && strcmp(name_or_path + len - 5, ".conf") == 0))
 		return xstrdup(name_or_path);
 	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		char *path = xasprintf("%s/%s.conf", dirs[i], name_or_path);
-		char *more;
+		char *path, *more;
 
+		if (dirs[i] == NULL)
+			continue;
+		path = xasprintf("%s/%s.conf", dirs[i], name_or_path);
 		/* Found even when unreadable: profile_load then says why. */
 		if (len > 0 && access(path, F_OK) == 0) {
 			free(list);

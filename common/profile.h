@@ -85,8 +85,9 @@ int profile_parse_text(const char *path, const char *text, struct profile *p,
 		       load_validate_fn validate, FILE *errs);
 void profile_free(struct profile *p);
 
-/* NAME (no slash, no .conf) is looked up as NAME.conf in ./config, in
- * /etc/loadd and in the installed profile directory; anything else is a path.
+/* NAME (no slash, no .conf) is looked up as NAME.conf in ./config (not as
+ * root), in /etc/loadd, in the installed profile directory and, for a loadd
+ * run from its build tree, in its source's config/; anything else is a path.
  * Returns an xmalloc'd path or NULL with the places searched in *searched. */
 char *profile_find(const char *name_or_path, char **searched);
 

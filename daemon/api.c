@@ -31,6 +31,7 @@
 #include "supervisor.h"
 #include "timeutil.h"
 #include "paths.h"
+#include "trust.h"
 #include "xalloc.h"
 
 #define API_SOCKET_GROUP "loadd"
@@ -82,23 +83,26 @@ static int socket_answers(const struct sockaddr_un *sun, const char *path, char 
 }
 
 /* Root shares the socket with group loadd when there is one; anyone else
- * keeps it to themselves. */
-static int socket_permissions(const char *path, char **err)
+ * keeps it to themselves. The socket is born with its group and mode (the
+ * effective gid and the umask at bind()): a chown or chmod by path after
+ * bind() could be sent elsewhere by a link swapped in meanwhile. */
+static int bind_private(int fd, const struct sockaddr_un *sun)
 {
 	struct group *gr = geteuid() == 0 ? getgrnam(API_SOCKET_GROUP) : NULL;
-	mode_t mode = gr != NULL ? 0660 : 0600;
+	gid_t saved_gid = getegid();
+	mode_t old_umask;
+	int rc, err;
 
-	if (gr != NULL && chown(path, (uid_t)-1, gr->gr_gid) < 0) {
-		*err = xasprintf("cannot give control socket %s to group %s: %s", path,
-				 API_SOCKET_GROUP, strerror(errno));
-		return -1;
-	}
-	if (chmod(path, mode) < 0) {
-		*err = xasprintf("cannot set the mode of control socket %s: %s", path,
-				 strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (gr != NULL && setegid(gr->gr_gid) < 0)
+		gr = NULL;
+	old_umask = umask(gr != NULL ? 0117 : 0177);
+	rc = bind(fd, (const struct sockaddr *)sun, sizeof *sun);
+	err = errno;
+	umask(old_umask);
+	if (gr != NULL && setegid(saved_gid) < 0)
+		fatal("cannot return to group %u", (unsigned)saved_gid);
+	errno = err;
+	return rc;
 }
 
 static int open_unix(struct api_listen *l, char **err)
@@ -106,7 +110,6 @@ static int open_unix(struct api_listen *l, char **err)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *path = l->socket_path;
 	struct stat st;
-	mode_t old_umask;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof sun.sun_path) {
@@ -116,11 +119,8 @@ static int open_unix(struct api_listen *l, char **err)
 		return -1;
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if (make_parent_dirs(path, geteuid() == 0 ? 0755 : 0700) < 0) {
-		*err = xasprintf("cannot create the directory of control socket %s: %s", path,
-				 strerror(errno));
+	if (trust_make_parent_dirs(path, geteuid() == 0 ? 0755 : 0700, "control socket", err) < 0)
 		return -1;
-	}
 	rc = socket_answers(&sun, path, err);
 	if (rc < 0)
 		return -1;
@@ -136,24 +136,19 @@ static int open_unix(struct api_listen *l, char **err)
 		*err = xasprintf("socket: %s", strerror(errno));
 		return -1;
 	}
-	/* Born private: nobody may connect before the mode is right. */
-	old_umask = umask(0177);
-	rc = bind(fd, (const struct sockaddr *)&sun, sizeof sun);
-	umask(old_umask);
-	if (rc < 0) {
+	if (bind_private(fd, &sun) < 0) {
 		*err = xasprintf("cannot bind control socket %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (stat(path, &st) == 0) {
+	if (lstat(path, &st) == 0) {
 		l->dev = st.st_dev;
 		l->ino = st.st_ino;
 	}
 	l->owner = getpid();
 	l->unix_fd = fd;
-	if (socket_permissions(path, err) < 0 || listen(fd, 128) < 0) {
-		if (*err == NULL)
-			*err = xasprintf("cannot listen on %s: %s", path, strerror(errno));
+	if (listen(fd, SOMAXCONN) < 0) {
+		*err = xasprintf("cannot listen on %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -202,7 +197,7 @@ static int open_tcp(struct api_listen *l, const char *spec, char **err)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0)
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
 			break;
 		saved = errno;
 		close(fd);

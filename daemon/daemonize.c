@@ -5,12 +5,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "paths.h"
+#include "trust.h"
 #include "xalloc.h"
 
 /* The daemon's end of the pipe the waiting process reads. */
@@ -101,22 +103,47 @@ char *daemon_default_log(const char *workdir)
 	return in_workdir(workdir, "loadd.log");
 }
 
+/* Held open and locked while loadd runs: a second loadd given the same pid
+ * file finds it locked rather than overwriting it. */
+static int pidfile_fd = -1;
+
 int pidfile_write(const char *path, char **err)
 {
 	char buf[32];
 	int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	struct stat st;
+	int fd;
 
-	if (fd < 0) {
+	if (trust_make_parent_dirs(path, geteuid() == 0 ? 0755 : 0700, "pid file", err) < 0)
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		*err = xasprintf("cannot write pid file %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	if (write(fd, buf, len) != len) {
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+		*err = xasprintf("pid file %s is not a plain file of loadd's own; remove it", path);
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		*err = xasprintf("pid file %s is locked by another loadd (pid %s)", path,
+				 buf[0] ? buf : "unknown");
+		close(fd);
+		return -1;
+	}
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, len, 0) != len) {
 		*err = xasprintf("cannot write pid file %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	close(fd);
+	pidfile_fd = fd;
 	return 0;
 }
 
@@ -135,17 +162,41 @@ void pidfile_remove(const char *path)
 	buf[n] = '\0';
 	if (strtol(buf, NULL, 10) == (long)getpid())
 		unlink(path);
+	/* The lock goes only after the file: no second loadd finds it free first. */
+	if (pidfile_fd >= 0) {
+		close(pidfile_fd);
+		pidfile_fd = -1;
+	}
 }
 
+/* Appended to, never followed: a link planted at the log's path must not
+ * make root write elsewhere, and the file must be loadd's user's alone. */
 FILE *log_file_open(const char *path, char **err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	struct stat st;
 	FILE *fp;
+	int fd;
 
-	if (fd < 0 || (fp = fdopen(fd, "a")) == NULL) {
-		*err = xasprintf("cannot open log file %s: %s", path, strerror(errno));
+	if (trust_make_parent_dirs(path, geteuid() == 0 ? 0755 : 0700, "log file", err) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0640);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*err = xasprintf("cannot open log file %s: %s%s", path, strerror(errno),
+				 errno == ELOOP ? " (it is a symbolic link; remove it)" : "");
 		if (fd >= 0)
 			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 ||
+	    (st.st_mode & 0022) != 0) {
+		*err = xasprintf("log file %s is not a plain file of loadd's user's that only it "
+				 "can write; remove it or give another --log", path);
+		close(fd);
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "a")) == NULL) {
+		*err = xasprintf("cannot open log file %s: %s", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	setvbuf(fp, NULL, _IOLBF, 0);

@@ -23,6 +23,7 @@
 #include "supervisor.h"
 #include "timeutil.h"
 #include "tree.h"
+#include "trust.h"
 #include "workdir.h"
 #include "xalloc.h"
 
@@ -56,8 +57,8 @@ static void usage(FILE *fp)
 		"settle, then times the probe job on a fixed schedule. Everything is stored\n"
 		"in SQLite; the report is printed at the end (and by `loadctl report`).\n"
 		"\n"
-		"  -p, --profile NAME|PATH  the profile: NAME.conf in ./config, /etc/loadd or\n"
-		"                           %s, or a path\n"
+		"  -p, --profile NAME|PATH  the profile: NAME.conf in ./config (not as root),\n"
+		"                           /etc/loadd or %s, or a path\n"
 		"  -c, --check              validate the profile, print the plan, run nothing\n"
 		"      --db PATH            database (default %s)\n"
 		"      --workdir DIR        work dir for the probe's tree and the loads' files\n"
@@ -262,6 +263,7 @@ int main(int argc, char **argv)
 	int status = EXIT_RUN_FAILED, signo = 0;
 
 	log_init("loadd", 0);
+	trust_safe_path();
 	parse_args(argc, argv, &a);
 	log_init("loadd", a.verbose);
 	loader_table_check();
@@ -274,6 +276,12 @@ int main(int argc, char **argv)
 	if (profile_path == NULL) {
 		fprintf(stderr, "loadd: no profile '%s' (looked for %s)\n", a.profile, searched);
 		free(searched);
+		return EXIT_USAGE;
+	}
+	if (trust_file(profile_path, "profile", &err) < 0) {
+		fprintf(stderr, "loadd: %s\n", err);
+		free(err);
+		free(profile_path);
 		return EXIT_USAGE;
 	}
 	int problems = profile_load(profile_path, &p, loader_validate, stderr);

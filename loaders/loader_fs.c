@@ -12,6 +12,7 @@
 
 #include "loader.h"
 #include "loader_exec.h"
+#include "trust.h"
 #include "xalloc.h"
 
 struct fs_config {
@@ -60,6 +61,69 @@ static int key_line(const struct load_def *def, const char *key)
 	return def->line;
 }
 
+/* A token of a loadfile line names a path above dbench's -D directory: it
+ * has a ".." component, with either of dbench's separators. */
+static bool climbs_out(const char *token, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = 0;
+
+		while (i + n < len && token[i + n] != '/' && token[i + n] != '\\' &&
+		       token[i + n] != '"')
+			n++;
+		if (n == 2 && token[i] == '.' && token[i + 1] == '.')
+			return true;
+		i += n + 1;
+	}
+	return false;
+}
+
+/* dbench joins a loadfile's paths to the load's directory: one that climbs
+ * out of it with ".." would have root write elsewhere. The file itself must
+ * be one only trusted users can change. */
+static int loadfile_check(const char *loadfile, const char *file, int line, FILE *errs)
+{
+	char *err = NULL, buf[4096];
+	long lineno = 0;
+	int problems = 0;
+	FILE *fp;
+
+	if (trust_file(loadfile, "loadfile", &err) < 0) {
+		fprintf(errs, "%s:%d: %s\n", file, line, err);
+		free(err);
+		return 1;
+	}
+	fp = fopen(loadfile, "re");
+	if (fp == NULL) {
+		fprintf(errs, "%s:%d: loadfile: cannot read %s: %s\n", file, line, loadfile,
+			strerror(errno));
+		return 1;
+	}
+	while (fgets(buf, sizeof buf, fp) != NULL && problems < 5) {
+		const char *p = buf;
+
+		lineno++;
+		while (*p != '\0') {
+			size_t len;
+
+			p += strspn(p, " \t\r\n");
+			len = strcspn(p, " \t\r\n");
+			if (len > 0 && climbs_out(p, len)) {
+				fprintf(errs, "%s:%d: loadfile %s:%ld: the path %.*s leaves the load's "
+					"directory with '..'; loadd refuses such a loadfile\n",
+					file, line, loadfile, lineno, (int)len, p);
+				problems++;
+				break;
+			}
+			p += len;
+		}
+	}
+	fclose(fp);
+	return problems;
+}
+
 static int fs_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct fs_config *cfg = config;
@@ -87,8 +151,12 @@ static int fs_check(const void *config, const struct load_def *def, const char *
 			fprintf(errs, "%s:%d: loadfile: cannot read %s: %s\n", file,
 				key_line(def, "loadfile"), cfg->loadfile, strerror(errno));
 			problems++;
+		} else {
+			problems += loadfile_check(cfg->loadfile, file, key_line(def, "loadfile"), errs);
 		}
-	} else if (loadfile_find() == NULL && problems == 0) {
+	} else if (loadfile_find() != NULL) {
+		problems += loadfile_check(loadfile_find(), file, def->line, errs);
+	} else if (problems == 0) {
 		fprintf(errs, "%s:%d: load '%s': dbench's loadfile is not in %s or the places like "
 			"it; give it with loadfile = PATH\n", file, def->line, def->name,
 			loadfile_places[0]);

@@ -56,6 +56,48 @@ struct section {
 	const char *keys[3][2];
 };
 
+/* Loadfiles the cases name by these tokens: an empty one, and one whose
+ * path climbs out of the load's directory. */
+#define LOADFILE_EMPTY "@empty"
+#define LOADFILE_CLIMBS "@climbs"
+static char *loadfile_dir, *loadfile_empty, *loadfile_climbs;
+
+static int loadfiles_make(void **state)
+{
+	FILE *fp;
+
+	loadfile_dir = make_temp_dir();
+	loadfile_empty = xasprintf("%s/empty.txt", loadfile_dir);
+	loadfile_climbs = xasprintf("%s/climbs.txt", loadfile_dir);
+	fp = fopen(loadfile_empty, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	fp = fopen(loadfile_climbs, "w");
+	assert_non_null(fp);
+	fputs("0 NTCreateX \"\\clients\\client1\\ok.doc\" 0x1 0x0 0x0 0\n"
+	      "0 NTCreateX \"\\..\\..\\escaped\" 0x1 0x0 0x0 0\n", fp);
+	fclose(fp);
+	return 0;
+}
+
+static int loadfiles_remove(void **state)
+{
+	remove_all(loadfile_dir);
+	free(loadfile_dir);
+	free(loadfile_empty);
+	free(loadfile_climbs);
+	return 0;
+}
+
+static const char *loadfile_token(const char *value)
+{
+	if (value != NULL && strcmp(value, LOADFILE_EMPTY) == 0)
+		return loadfile_empty;
+	if (value != NULL && strcmp(value, LOADFILE_CLIMBS) == 0)
+		return loadfile_climbs;
+	return value;
+}
+
 static int validate(const struct section *sec, struct load_def *def, char **msgs)
 {
 	struct kv kvs[3];
@@ -66,7 +108,8 @@ static int validate(const struct section *sec, struct load_def *def, char **msgs
 	assert_non_null(errs);
 	for (; n < 3 && sec->keys[n][0] != NULL; n++)
 		kvs[n] = (struct kv){ .key = (char *)sec->keys[n][0],
-				      .value = (char *)sec->keys[n][1], .line = 11 + (int)n };
+				      .value = (char *)loadfile_token(sec->keys[n][1]),
+				      .line = 11 + (int)n };
 	*def = (struct load_def){ .name = "x", .line = 10, .type = (char *)sec->type,
 				  .kvs = kvs, .nkv = n };
 	problems = loader_validate(def, "t.conf", errs);
@@ -135,8 +178,8 @@ static char *path_with_fake_dbench(char **dir)
 static void test_valid_sections(void **state)
 {
 	static const struct section cases[] = {
-		{ "fs", { { "loadfile", "/dev/null" } } },
-		{ "fs", { { "clients", "1" }, { "runtime", "3s" }, { "loadfile", "/dev/null" } } },
+		{ "fs", { { "loadfile", LOADFILE_EMPTY } } },
+		{ "fs", { { "clients", "1" }, { "runtime", "3s" }, { "loadfile", LOADFILE_EMPTY } } },
 		{ "net", { { NULL } } },
 		{ "net", { { "clients", "256" }, { "file_size", "64K" }, { "keepalive", "yes" } } },
 		{ "net", { { "file_size", "1G" } } },
@@ -177,6 +220,7 @@ static void test_refused_sections(void **state)
 		{ { "fs", { { "clients", "2" }, { "loadfile", "/nonexistent/client.txt" } } },
 		  "t.conf:12: loadfile: cannot read /nonexistent/client.txt: No such file or "
 		  "directory\n" },
+		{ { "fs", { { "clients", "2" }, { "loadfile", LOADFILE_CLIMBS } } }, "t.conf:12: loadfile " },
 		{ { "fs", { { "threads", "2" } } }, "t.conf:11:" },
 		{ { "net", { { "file_size", "50%" } } },
 		  "t.conf:11: file_size: give the file's size in bytes (\"1M\"), not as a share of "
@@ -720,7 +764,7 @@ static void test_fs_runs(void **state)
 	setenv("PATH", path, 1);
 
 	struct section sec = { "fs", { { "clients", "2" }, { "runtime", "3s" },
-				      { "loadfile", "/dev/null" } } };
+				      { "loadfile", LOADFILE_EMPTY } } };
 	assert_int_equal(validate(&sec, &def, &msgs), 0);
 	free(msgs);
 	child_start(&r, &def, work);
@@ -737,7 +781,7 @@ static void test_fs_runs(void **state)
 	n = fread(args, 1, sizeof args - 1, fp);
 	args[n] = '\0';
 	fclose(fp);
-	char *expect = xasprintf("args: -c /dev/null -D %s -t 3 2\n", r.dir);
+	char *expect = xasprintf("args: -c %s -D %s -t 3 2\n", loadfile_empty, r.dir);
 	assert_true(strncmp(args, expect, strlen(expect)) == 0);
 	free(expect);
 	assert_int_equal(remove_tree(r.dir), 0);
@@ -793,5 +837,5 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, loadfiles_make, loadfiles_remove);
 }
