@@ -140,52 +140,30 @@ static const char *const migrations[] = {
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
 	       "one migration per schema version");
 
-#define RUN_COLUMNS                                                                    \
-	"r.id, r.status, r.profile_name, r.profile_path, r.profile_text, r.host, "     \
-	"r.kernel, r.cpu_model, r.cores, r.ram_bytes, r.swap_bytes, "                  \
-	"r.tree_fingerprint, r.version, r.rounds, r.planned_ms, r.started_at, "        \
-	"r.ended_at, (SELECT count(*) FROM samples s WHERE s.run_id = r.id)"
-#define PHASE_COLUMNS                                                                  \
-	"p.id, p.round, p.seq, p.name, p.cache, p.loads, p.started_at, p.probe_start, " \
-	"p.ended_at, p.valid, p.invalid_reason"
-#define SAMPLE_COLUMNS                                                                 \
-	"s.phase_id, s.seq, s.started_at, s.wall_ms, s.user_ms, s.sys_ms, s.cpu_pct, "  \
-	"s.nvcsw, s.nivcsw, s.exit_code, s.failed, s.missed"
 
-/* Every statement, prepared once at open and reused. */
+/* Statements whose SQL is written out; those that move whole records are
+ * built from the records' column tables (see build_sql). */
 enum stmt_id {
 	STMT_BEGIN,
 	STMT_COMMIT,
 	STMT_ROLLBACK,
 	STMT_MARK_CRASHED,
-	STMT_RUN_INSERT,
 	STMT_RUN_END,
-	STMT_LOAD_INSERT,
-	STMT_PHASE_INSERT,
 	STMT_PHASE_PROBE_START,
 	STMT_PHASE_END,
-	STMT_SAMPLE_INSERT,
-	STMT_SYS_INSERT,
-	STMT_LOADER_INSERT,
-	STMT_EVENT_INSERT,
 	STMT_LATEST_RUN,
-	STMT_RUN_GET,
-	STMT_RUNS_LIST,
-	STMT_LOADS_LIST,
-	STMT_PHASES_LIST,
-	STMT_SAMPLES_LIST,
-	STMT_LOADER_LIST,
-	STMT_SYS_LIST,
-	STMT_EVENTS_LIST,
+	STMT_DATA_VERSION,
+	STMT_FIXED_COUNT,
+	/* built from the column tables */
+	STMT_RUN_GET = STMT_FIXED_COUNT,
 	STMT_FOREACH_RUN,
 	STMT_FOREACH_ALL,
 	STMT_LOADER_LATEST,
 	STMT_SYS_LATEST,
-	STMT_DATA_VERSION,
 	STMT_COUNT
 };
 
-static const char *const stmt_sql[STMT_COUNT] = {
+static const char *const fixed_sql[STMT_FIXED_COUNT] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_COMMIT] = "COMMIT",
 	[STMT_ROLLBACK] = "ROLLBACK",
@@ -199,84 +177,59 @@ static const char *const stmt_sql[STMT_COUNT] = {
 		" coalesce((SELECT max(started_at) FROM samples WHERE run_id = runs.id), 0),"
 		" coalesce((SELECT max(started_at) FROM phases WHERE run_id = runs.id), 0))"
 		" WHERE status = 'running'",
-	[STMT_RUN_INSERT] =
-		"INSERT INTO runs (status, profile_name, profile_path, profile_text, host,"
-		" kernel, cpu_model, cores, ram_bytes, swap_bytes, tree_fingerprint, version,"
-		" rounds, planned_ms, pid, started_at)"
-		" VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?15)",
 	[STMT_RUN_END] = "UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1",
-	[STMT_LOAD_INSERT] =
-		"INSERT INTO loads (run_id, name, type, cycle_unit, ops_unit, reports_bytes)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[STMT_PHASE_INSERT] =
-		"INSERT INTO phases (run_id, round, seq, name, cache, loads, started_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[STMT_PHASE_PROBE_START] = "UPDATE phases SET probe_start = ?2 WHERE id = ?1",
 	[STMT_PHASE_END] =
 		"UPDATE phases SET ended_at = ?2, valid = ?3, invalid_reason = ?4 WHERE id = ?1",
-	[STMT_SAMPLE_INSERT] =
-		"INSERT INTO samples (run_id, phase_id, seq, started_at, wall_ms, user_ms, sys_ms,"
-		" cpu_pct, nvcsw, nivcsw, exit_code, failed, missed)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[STMT_SYS_INSERT] =
-		"INSERT INTO system_stats (run_id, phase_id, t, cpu_busy_pct, ctxt_per_s, load1,"
-		" mem_available, swap_used, psi_cpu_some, psi_cpu_full, psi_mem_some,"
-		" psi_mem_full, psi_io_some, psi_io_full)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[STMT_LOADER_INSERT] =
-		"INSERT INTO loader_stats (run_id, phase_id, load, t, cycles, bytes, ops, errors,"
-		" cpu_ms, procs, restarts, running, stalled)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[STMT_EVENT_INSERT] =
-		"INSERT INTO events (run_id, phase_id, t, load, kind, message)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[STMT_LATEST_RUN] = "SELECT max(id) FROM runs",
-	[STMT_RUN_GET] = "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1",
-	[STMT_RUNS_LIST] = "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC",
-	[STMT_LOADS_LIST] = "SELECT name, type, cycle_unit, ops_unit, reports_bytes FROM loads"
-			    " WHERE run_id = ?1 ORDER BY id",
-	[STMT_PHASES_LIST] = "SELECT " PHASE_COLUMNS " FROM phases p WHERE p.run_id = ?1"
-			     " ORDER BY p.started_at, p.id",
-	[STMT_SAMPLES_LIST] = "SELECT " SAMPLE_COLUMNS " FROM samples s WHERE s.phase_id = ?1"
-			      " ORDER BY s.seq, s.id",
-	[STMT_LOADER_LIST] =
-		"SELECT phase_id, load, t, cycles, bytes, ops, errors, cpu_ms, procs, restarts,"
-		" running, stalled FROM loader_stats WHERE phase_id = ?1 ORDER BY t, id",
-	[STMT_SYS_LIST] =
-		"SELECT phase_id, t, cpu_busy_pct, ctxt_per_s, load1, mem_available, swap_used,"
-		" psi_cpu_some, psi_cpu_full, psi_mem_some, psi_mem_full, psi_io_some,"
-		" psi_io_full FROM system_stats WHERE phase_id = ?1 ORDER BY t, id",
-	[STMT_EVENTS_LIST] = "SELECT phase_id, t, load, kind, message FROM events"
-			     " WHERE run_id = ?1 ORDER BY t DESC, id DESC LIMIT ?2",
+	[STMT_DATA_VERSION] = "PRAGMA data_version",
+};
+
+/* A query over one record (or a phase and its samples): SELECT head, the
+ * first record's columns as alias.name, the second's, then the tail. */
+struct query {
+	const char *head;
+	enum record_id rec;
+	const char *alias;
+	int rec2; /* -1: none */
+	const char *alias2;
+	const char *tail;
+};
+
+static const struct query queries[STMT_COUNT - STMT_FIXED_COUNT] = {
+	[STMT_RUN_GET - STMT_FIXED_COUNT] = { "", REC_RUN, "r", -1, NULL,
+					      "FROM runs r WHERE r.id = ?1" },
 	/* One pass for an export of any size: phases in order, each phase's
 	 * samples through the (phase_id, seq) index, no sorting. */
-	[STMT_FOREACH_RUN] = "SELECT p.run_id, " PHASE_COLUMNS ", " SAMPLE_COLUMNS
-			     " FROM phases p JOIN samples s ON s.phase_id = p.id"
-			     " WHERE p.run_id = ?1 ORDER BY p.id, s.seq",
-	[STMT_FOREACH_ALL] = "SELECT p.run_id, " PHASE_COLUMNS ", " SAMPLE_COLUMNS
-			     " FROM phases p JOIN samples s ON s.phase_id = p.id"
-			     " ORDER BY p.run_id, p.id, s.seq",
+	[STMT_FOREACH_RUN - STMT_FIXED_COUNT] = {
+		"p.run_id, ", REC_PHASE, "p", REC_SAMPLE, "s",
+		"FROM phases p JOIN samples s ON s.phase_id = p.id WHERE p.run_id = ?1"
+		" ORDER BY p.id, s.seq" },
+	[STMT_FOREACH_ALL - STMT_FIXED_COUNT] = {
+		"p.run_id, ", REC_PHASE, "p", REC_SAMPLE, "s",
+		"FROM phases p JOIN samples s ON s.phase_id = p.id"
+		" ORDER BY p.run_id, p.id, s.seq" },
 	/* Live views: the newest rows only, through the (phase_id, t) and
 	 * (run_id, t) indexes. */
-	[STMT_LOADER_LATEST] =
-		"SELECT phase_id, load, t, cycles, bytes, ops, errors, cpu_ms, procs, restarts,"
-		" running, stalled FROM (SELECT *, row_number() OVER"
+	[STMT_LOADER_LATEST - STMT_FIXED_COUNT] = {
+		"", REC_LOADER_SAMPLE, "l", -1, NULL,
+		"FROM (SELECT *, row_number() OVER"
 		" (PARTITION BY load ORDER BY t DESC, id DESC) AS newest"
-		" FROM loader_stats WHERE phase_id = ?1)"
-		" WHERE newest <= ?2 ORDER BY load, t DESC, id DESC",
-	[STMT_SYS_LATEST] =
-		"SELECT phase_id, t, cpu_busy_pct, ctxt_per_s, load1, mem_available, swap_used,"
-		" psi_cpu_some, psi_cpu_full, psi_mem_some, psi_mem_full, psi_io_some,"
-		" psi_io_full FROM system_stats WHERE run_id = ?1 ORDER BY t DESC, id DESC LIMIT 1",
-	[STMT_DATA_VERSION] = "PRAGMA data_version",
+		" FROM loader_stats WHERE phase_id = ?1) l"
+		" WHERE newest <= ?2 ORDER BY load, t DESC, id DESC" },
+	[STMT_SYS_LATEST - STMT_FIXED_COUNT] = {
+		"", REC_SYS_SAMPLE, "r", -1, NULL,
+		"FROM system_stats r WHERE run_id = ?1 ORDER BY t DESC, id DESC LIMIT 1" },
 };
 
 struct db {
 	sqlite3 *sql;
 	char *path;
 	enum db_mode mode;
+	int version; /* the schema version of the file, which the SELECTs follow */
 	sqlite3_stmt *stmt[STMT_COUNT];
+	sqlite3_stmt *insert[REC_COUNT]; /* read-write only */
+	sqlite3_stmt *list[REC_COUNT];   /* NULL where the file has no such table */
 };
 
 static void db_log_error(struct db *db, const char *what, const char *file, int line)
@@ -311,51 +264,233 @@ static sqlite3_stmt *stmt_get(struct db *db, enum stmt_id id)
 	return st;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
+
+/* ---- one column, one record ---- */
+
+#define FIELD(type, c, row) ((type *)((char *)(row) + (c)->offset))
+
+static void bind_column(sqlite3_stmt *st, int i, const struct column *c, const void *row)
 {
-	if (s == NULL)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	const char *s;
+	double v;
+
+	switch (c->type) {
+	case COL_TEXT:
+	case COL_TEXT_NULL:
+		s = column_text(c, row);
+		if (s == NULL && (c->flags & COLF_NOT_NULL))
+			s = "";
+		if (s == NULL)
+			sqlite3_bind_null(st, i);
+		else
+			sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+		return;
+	case COL_REAL:
+	case COL_TIME:
+		/* NaN is stored as NULL by SQLite itself; this keeps that explicit. */
+		v = *FIELD(const double, c, row);
+		if (isnan(v))
+			sqlite3_bind_null(st, i);
+		else
+			sqlite3_bind_double(st, i, v);
+		return;
+	case COL_PHASE_ID:
+		/* phase_id 0 means "between phases": NULL, which the foreign key allows. */
+		if (*FIELD(const int64_t, c, row) == 0)
+			sqlite3_bind_null(st, i);
+		else
+			sqlite3_bind_int64(st, i, *FIELD(const int64_t, c, row));
+		return;
+	case COL_U64:
+	case COL_INT:
+	case COL_LONG:
+	case COL_I64:
+	case COL_BOOL:
+		sqlite3_bind_int64(st, i, column_integer(c, row));
+		return;
+	}
 }
 
-/* phase_id 0 means "between phases": NULL, which the foreign key allows. */
-static void bind_phase(sqlite3_stmt *st, int i, int64_t phase_id)
+static void read_column(sqlite3_stmt *st, int i, const struct column *c, void *row)
 {
-	if (phase_id == 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, phase_id);
+	bool null = sqlite3_column_type(st, i) == SQLITE_NULL;
+	const unsigned char *s;
+
+	switch (c->type) {
+	case COL_TEXT:
+	case COL_TEXT_NULL:
+		s = sqlite3_column_text(st, i);
+		if (s == NULL && c->type == COL_TEXT)
+			s = (const unsigned char *)"";
+		*FIELD(char *, c, row) = s ? xstrdup((const char *)s) : NULL;
+		return;
+	case COL_REAL:
+		*FIELD(double, c, row) = null ? NAN : sqlite3_column_double(st, i);
+		return;
+	case COL_TIME:
+		*FIELD(double, c, row) = null ? 0 : sqlite3_column_double(st, i);
+		return;
+	case COL_INT:
+		*FIELD(int, c, row) = sqlite3_column_int(st, i);
+		return;
+	case COL_LONG:
+		*FIELD(long, c, row) = (long)sqlite3_column_int64(st, i);
+		return;
+	case COL_I64:
+	case COL_PHASE_ID:
+		*FIELD(int64_t, c, row) = sqlite3_column_int64(st, i);
+		return;
+	case COL_U64:
+		*FIELD(uint64_t, c, row) = (uint64_t)sqlite3_column_int64(st, i);
+		return;
+	case COL_BOOL:
+		*FIELD(bool, c, row) = sqlite3_column_int(st, i) != 0;
+		return;
+	}
 }
 
-/* NaN is stored as NULL by SQLite itself; this keeps that explicit. */
-static void bind_real(sqlite3_stmt *st, int i, double v)
+/* Binds a record's inserted columns from parameter `first` on. */
+static void bind_record(sqlite3_stmt *st, int first, const struct record_type *rt,
+			const void *row)
 {
-	if (isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
+	for (size_t i = 0; i < rt->ncolumns; i++)
+		if (!(rt->columns[i].flags & COLF_NO_INSERT))
+			bind_column(st, first++, &rt->columns[i], row);
 }
 
-static char *col_str(sqlite3_stmt *st, int i)
+/* Reads a record from result column `first` on; returns the column after it. */
+static int read_record(sqlite3_stmt *st, int first, const struct record_type *rt, void *row)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return xstrdup(s ? (const char *)s : "");
+	memset(row, 0, rt->size);
+	for (size_t i = 0; i < rt->ncolumns; i++)
+		read_column(st, first++, &rt->columns[i], row);
+	return first;
 }
 
-static char *col_str_or_null(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
+/* ---- statements built from the column tables ---- */
 
-	return s ? xstrdup((const char *)s) : NULL;
+static FILE *sql_stream(char **sql, size_t *len)
+{
+	FILE *f = open_memstream(sql, len);
+
+	if (f == NULL)
+		fatalx("out of memory building SQL");
+	return f;
 }
 
-static double col_real(sqlite3_stmt *st, int i, double if_null)
+/* A record's columns for a SELECT on a file of schema `version`: a column
+ * added later than the file reads as NULL, i.e. as its "none" value. */
+static void put_select_list(FILE *f, const struct record_type *rt, const char *alias,
+			    int version)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return if_null;
-	return sqlite3_column_double(st, i);
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *c = &rt->columns[i];
+
+		fputs(i ? ", " : "", f);
+		if (c->since > version)
+			fputs("NULL", f);
+		else if (c->expr != NULL)
+			fputs(c->expr, f);
+		else
+			fprintf(f, "%s.%s", alias, c->name);
+	}
+}
+
+static char *insert_sql(const struct record_type *rt)
+{
+	char *sql = NULL;
+	size_t len = 0, i;
+	int n = 0;
+	FILE *f = sql_stream(&sql, &len);
+	fprintf(f, "INSERT INTO %s (", rt->table);
+	if (rt->owner != NULL)
+		fprintf(f, "%s", rt->owner), n++;
+	for (i = 0; i < rt->ncolumns; i++)
+		if (!(rt->columns[i].flags & COLF_NO_INSERT))
+			fprintf(f, "%s%s", n++ ? ", " : "", rt->columns[i].name);
+	fputs(") VALUES (", f);
+	for (i = 0; i < (size_t)n; i++)
+		fprintf(f, "%s?%zu", i ? ", " : "", i + 1);
+	fputc(')', f);
+	fclose(f);
+	return sql;
+}
+
+/* A record's list: ?1 the key (if it has one), ?2 a LIMIT (-1: none). */
+static char *list_sql(const struct record_type *rt, int version)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f = sql_stream(&sql, &len);
+	fputs("SELECT ", f);
+	put_select_list(f, rt, "r", version);
+	fprintf(f, " FROM %s r", rt->table);
+	if (rt->list_key != NULL)
+		fprintf(f, " WHERE r.%s = ?1", rt->list_key);
+	fprintf(f, " ORDER BY %s LIMIT ?2", rt->list_order);
+	fclose(f);
+	return sql;
+}
+
+static char *query_sql(const struct query *q, int version)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f = sql_stream(&sql, &len);
+	fprintf(f, "SELECT %s", q->head);
+	put_select_list(f, &record_types[q->rec], q->alias, version);
+	if (q->rec2 >= 0) {
+		fputs(", ", f);
+		put_select_list(f, &record_types[q->rec2], q->alias2, version);
+	}
+	fprintf(f, " %s", q->tail);
+	fclose(f);
+	return sql;
+}
+
+static int prepare(struct db *db, const char *sql, sqlite3_stmt **st, char **err)
+{
+	if (sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) !=
+	    SQLITE_OK) {
+		*err = xasprintf("database %s: cannot prepare \"%s\": %s", db->path, sql,
+				 sqlite3_errmsg(db->sql));
+		return -1;
+	}
+	return 0;
+}
+
+/* Prepares a built statement and frees its SQL. */
+static int prepare_built(struct db *db, char *sql, sqlite3_stmt **st, char **err)
+{
+	int rc = prepare(db, sql, st, err);
+
+	free(sql);
+	return rc;
+}
+
+static int prepare_all(struct db *db, char **err)
+{
+	int i;
+
+	for (i = 0; i < STMT_FIXED_COUNT; i++)
+		if (prepare(db, fixed_sql[i], &db->stmt[i], err) < 0)
+			return -1;
+	for (i = STMT_FIXED_COUNT; i < STMT_COUNT; i++)
+		if (prepare_built(db, query_sql(&queries[i - STMT_FIXED_COUNT], db->version),
+				  &db->stmt[i], err) < 0)
+			return -1;
+	for (i = 0; i < REC_COUNT; i++) {
+		const struct record_type *rt = &record_types[i];
+
+		if (rt->since > db->version)
+			continue;
+		if (prepare_built(db, list_sql(rt, db->version), &db->list[i], err) < 0)
+			return -1;
+		if (db->mode == DB_READWRITE &&
+		    prepare_built(db, insert_sql(rt), &db->insert[i], err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* ---- opening ---- */
@@ -441,6 +576,7 @@ static int migrate(struct db *db, char **err)
 	}
 	if (exec_sql(db, "COMMIT", err) < 0)
 		goto fail;
+	db->version = DB_SCHEMA_VERSION;
 	if (version < DB_SCHEMA_VERSION && version > 0)
 		log_info("database %s upgraded from schema version %d to %d", db->path, version,
 			 DB_SCHEMA_VERSION);
@@ -450,6 +586,9 @@ fail:
 	return -1;
 }
 
+/* A reader takes a file as it is: an older schema is read through SELECTs
+ * built for its version (see put_select_list), so that loadctl can read a
+ * database its loadd has not upgraded yet. */
 static int check_version_readonly(struct db *db, char **err)
 {
 	int version;
@@ -464,12 +603,7 @@ static int check_version_readonly(struct db *db, char **err)
 		*err = xasprintf("%s is not a loadd database yet (has loadd run yet?)", db->path);
 		return -1;
 	}
-	if (version < DB_SCHEMA_VERSION) {
-		*err = xasprintf("database %s has schema version %d, older than this program's %d; "
-				 "run this version's loadd once to upgrade it",
-				 db->path, version, DB_SCHEMA_VERSION);
-		return -1;
-	}
+	db->version = version;
 	return 0;
 }
 
@@ -498,20 +632,6 @@ static int set_pragmas(struct db *db, char **err)
 	return 0;
 }
 
-static int prepare_all(struct db *db, char **err)
-{
-	int i;
-
-	for (i = 0; i < STMT_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->sql, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &db->stmt[i], NULL) != SQLITE_OK) {
-			*err = xasprintf("database %s: cannot prepare statement %d: %s",
-					 db->path, i, sqlite3_errmsg(db->sql));
-			return -1;
-		}
-	}
-	return 0;
-}
 
 struct db *db_open(const char *path, enum db_mode mode, char **err)
 {
@@ -563,6 +683,10 @@ void db_close(struct db *db)
 		return;
 	for (i = 0; i < STMT_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
+	for (i = 0; i < REC_COUNT; i++) {
+		sqlite3_finalize(db->insert[i]);
+		sqlite3_finalize(db->list[i]);
+	}
 	if (db->sql != NULL) {
 		/* Keeps the planner's statistics fresh for the readers. */
 		if (db->mode == DB_READWRITE)
@@ -572,6 +696,11 @@ void db_close(struct db *db)
 	}
 	free(db->path);
 	free(db);
+}
+
+int db_schema_version(const struct db *db)
+{
+	return db->version;
 }
 
 int db_begin(struct db *db)
@@ -592,6 +721,28 @@ int db_commit(struct db *db)
 
 /* ---- writing ---- */
 
+int64_t db_insert(struct db *db, enum record_id rec, int64_t owner_id, const void *row)
+{
+	const struct record_type *rt = &record_types[rec];
+	sqlite3_stmt *st = db->insert[rec];
+	char what[64];
+
+	snprintf(what, sizeof what, "recording a %s", rt->name);
+	if (st == NULL) {
+		log_error("%s:%d: %s in %s: the database is open read-only", DB_HERE, what,
+			  db->path);
+		return -1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rt->owner != NULL)
+		sqlite3_bind_int64(st, 1, owner_id);
+	bind_record(st, rt->owner != NULL ? 2 : 1, rt, row);
+	if (step_done(db, st, what, DB_HERE) < 0)
+		return -1;
+	return sqlite3_last_insert_rowid(db->sql);
+}
+
 int db_mark_crashed(struct db *db)
 {
 	if (step_done(db, stmt_get(db, STMT_MARK_CRASHED), "marking crashed runs", DB_HERE) < 0)
@@ -601,26 +752,9 @@ int db_mark_crashed(struct db *db)
 
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_RUN_INSERT);
+	struct run_start r = { .info = *ri, .status = "running", .started_at = started_at };
 
-	bind_text(st, 1, ri->profile_name ? ri->profile_name : "");
-	bind_text(st, 2, ri->profile_path);
-	bind_text(st, 3, ri->profile_text);
-	bind_text(st, 4, ri->host);
-	bind_text(st, 5, ri->kernel);
-	bind_text(st, 6, ri->cpu_model);
-	sqlite3_bind_int(st, 7, ri->cores);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)ri->ram_bytes);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)ri->swap_bytes);
-	bind_text(st, 10, ri->tree_fingerprint);
-	bind_text(st, 11, ri->version);
-	sqlite3_bind_int64(st, 12, ri->rounds);
-	sqlite3_bind_int64(st, 13, ri->planned_ms);
-	sqlite3_bind_int(st, 14, ri->pid);
-	sqlite3_bind_double(st, 15, started_at);
-	if (step_done(db, st, "recording a run", DB_HERE) < 0)
-		return -1;
-	return sqlite3_last_insert_rowid(db->sql);
+	return db_insert(db, REC_RUN_START, 0, &r);
 }
 
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at)
@@ -628,39 +762,25 @@ int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_a
 	sqlite3_stmt *st = stmt_get(db, STMT_RUN_END);
 
 	sqlite3_bind_int64(st, 1, run_id);
-	bind_text(st, 2, status);
+	sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 3, ended_at);
 	return step_done(db, st, "ending a run", DB_HERE);
 }
 
 int db_load_insert(struct db *db, int64_t run_id, const struct load_info *l)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_LOAD_INSERT);
-
-	sqlite3_bind_int64(st, 1, run_id);
-	bind_text(st, 2, l->name);
-	bind_text(st, 3, l->type);
-	bind_text(st, 4, l->cycle_unit);
-	bind_text(st, 5, l->ops_unit);
-	sqlite3_bind_int(st, 6, l->reports_bytes);
-	return step_done(db, st, "recording a load", DB_HERE);
+	return db_insert(db, REC_LOAD, run_id, l) < 0 ? -1 : 0;
 }
 
 int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, const char *name,
 		       const char *cache, const char *loads, double started_at)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_PHASE_INSERT);
+	struct phase_row p = {
+		.round = round, .seq = seq, .name = (char *)name, .cache = (char *)cache,
+		.loads = (char *)loads, .started_at = started_at,
+	};
 
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, round);
-	sqlite3_bind_int64(st, 3, seq);
-	bind_text(st, 4, name);
-	bind_text(st, 5, cache);
-	bind_text(st, 6, loads ? loads : "");
-	sqlite3_bind_double(st, 7, started_at);
-	if (step_done(db, st, "recording a phase", DB_HERE) < 0)
-		return -1;
-	return sqlite3_last_insert_rowid(db->sql);
+	return db_insert(db, REC_PHASE, run_id, &p);
 }
 
 int db_phase_probe_start(struct db *db, int64_t phase_id, double t)
@@ -679,82 +799,29 @@ int db_phase_end(struct db *db, int64_t phase_id, double ended_at, bool valid, c
 	sqlite3_bind_int64(st, 1, phase_id);
 	sqlite3_bind_double(st, 2, ended_at);
 	sqlite3_bind_int(st, 3, valid);
-	bind_text(st, 4, valid ? NULL : why);
+	if (!valid && why != NULL)
+		sqlite3_bind_text(st, 4, why, -1, SQLITE_TRANSIENT);
 	return step_done(db, st, "ending a phase", DB_HERE);
 }
 
 int db_sample_insert(struct db *db, int64_t run_id, const struct sample *s)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_SAMPLE_INSERT);
-
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, s->phase_id);
-	sqlite3_bind_int64(st, 3, s->seq);
-	sqlite3_bind_double(st, 4, s->started_at);
-	bind_real(st, 5, s->wall_ms);
-	bind_real(st, 6, s->user_ms);
-	bind_real(st, 7, s->sys_ms);
-	bind_real(st, 8, s->cpu_pct);
-	sqlite3_bind_int64(st, 9, s->nvcsw);
-	sqlite3_bind_int64(st, 10, s->nivcsw);
-	sqlite3_bind_int(st, 11, s->exit_code);
-	sqlite3_bind_int(st, 12, s->failed);
-	sqlite3_bind_int64(st, 13, s->missed);
-	return step_done(db, st, "recording a sample", DB_HERE);
+	return db_insert(db, REC_SAMPLE, run_id, s) < 0 ? -1 : 0;
 }
 
 int db_sys_sample_insert(struct db *db, int64_t run_id, const struct sys_sample *s)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_SYS_INSERT);
-
-	sqlite3_bind_int64(st, 1, run_id);
-	bind_phase(st, 2, s->phase_id);
-	sqlite3_bind_double(st, 3, s->t);
-	bind_real(st, 4, s->cpu_busy_pct);
-	bind_real(st, 5, s->ctxt_per_s);
-	bind_real(st, 6, s->load1);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)s->mem_available);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)s->swap_used);
-	bind_real(st, 9, s->psi_cpu_some);
-	bind_real(st, 10, s->psi_cpu_full);
-	bind_real(st, 11, s->psi_mem_some);
-	bind_real(st, 12, s->psi_mem_full);
-	bind_real(st, 13, s->psi_io_some);
-	bind_real(st, 14, s->psi_io_full);
-	return step_done(db, st, "recording system figures", DB_HERE);
+	return db_insert(db, REC_SYS_SAMPLE, run_id, s) < 0 ? -1 : 0;
 }
 
 int db_loader_sample_insert(struct db *db, int64_t run_id, const struct loader_sample *s)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_LOADER_INSERT);
-
-	sqlite3_bind_int64(st, 1, run_id);
-	bind_phase(st, 2, s->phase_id);
-	bind_text(st, 3, s->load ? s->load : "");
-	sqlite3_bind_double(st, 4, s->t);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->cycles);
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)s->bytes);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)s->ops);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)s->errors);
-	bind_real(st, 9, s->cpu_ms);
-	sqlite3_bind_int(st, 10, s->procs);
-	sqlite3_bind_int(st, 11, s->restarts);
-	sqlite3_bind_int(st, 12, s->running);
-	sqlite3_bind_int(st, 13, s->stalled);
-	return step_done(db, st, "recording loader counters", DB_HERE);
+	return db_insert(db, REC_LOADER_SAMPLE, run_id, s) < 0 ? -1 : 0;
 }
 
 int db_event_insert(struct db *db, int64_t run_id, const struct event *e)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_EVENT_INSERT);
-
-	sqlite3_bind_int64(st, 1, run_id);
-	bind_phase(st, 2, e->phase_id);
-	sqlite3_bind_double(st, 3, e->t);
-	bind_text(st, 4, e->load);
-	bind_text(st, 5, e->kind ? e->kind : "");
-	bind_text(st, 6, e->message);
-	return step_done(db, st, "recording an event", DB_HERE);
+	return db_insert(db, REC_EVENT, run_id, e) < 0 ? -1 : 0;
 }
 
 /* ---- reading ---- */
@@ -773,13 +840,55 @@ static int step_row(struct db *db, sqlite3_stmt *st, const char *what, const cha
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Grows a result array by one element, doubling its capacity. */
-static void *grow(void *rows, size_t n, size_t *cap, size_t size)
+/* Reads every row of a bound query into an xmalloc'd array of records. */
+static int read_rows(struct db *db, sqlite3_stmt *st, enum record_id rec, void **out, size_t *n)
 {
-	if (n < *cap)
-		return rows;
-	*cap = *cap ? *cap * 2 : 16;
-	return xreallocarray(rows, *cap, size);
+	const struct record_type *rt = &record_types[rec];
+	char *rows = NULL, what[64];
+	size_t count = 0, cap = 0;
+	int rc;
+
+	snprintf(what, sizeof what, "listing %s rows", rt->name);
+	while ((rc = step_row(db, st, what, DB_HERE)) > 0) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			rows = xreallocarray(rows, cap, rt->size);
+		}
+		read_record(st, 0, rt, rows + count++ * rt->size);
+	}
+	if (rc < 0) {
+		db_rows_free(rec, rows, count);
+		rows = NULL;
+		count = 0;
+	}
+	*out = rows;
+	*n = count;
+	return rc < 0 ? -1 : 0;
+}
+
+int db_list(struct db *db, enum record_id rec, int64_t key, int limit, void **out, size_t *n)
+{
+	sqlite3_stmt *st = db->list[rec];
+
+	if (st == NULL) { /* a file older than the record */
+		*out = NULL;
+		*n = 0;
+		return 0;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	sqlite3_bind_int64(st, 1, key);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1); /* -1: no limit */
+	return read_rows(db, st, rec, out, n);
+}
+
+void db_rows_free(enum record_id rec, void *rows, size_t n)
+{
+	const struct record_type *rt = &record_types[rec];
+
+	for (size_t i = 0; i < n; i++)
+		record_free_texts(rt, (char *)rows + i * rt->size);
+	free(rows);
 }
 
 int64_t db_latest_run(struct db *db)
@@ -795,28 +904,6 @@ int64_t db_latest_run(struct db *db)
 	return id;
 }
 
-static void read_run_row(sqlite3_stmt *st, struct run_row *r)
-{
-	r->id = sqlite3_column_int64(st, 0);
-	r->status = col_str(st, 1);
-	r->profile_name = col_str(st, 2);
-	r->profile_path = col_str(st, 3);
-	r->profile_text = col_str(st, 4);
-	r->host = col_str(st, 5);
-	r->kernel = col_str(st, 6);
-	r->cpu_model = col_str(st, 7);
-	r->cores = sqlite3_column_int(st, 8);
-	r->ram_bytes = (uint64_t)sqlite3_column_int64(st, 9);
-	r->swap_bytes = (uint64_t)sqlite3_column_int64(st, 10);
-	r->tree_fingerprint = col_str(st, 11);
-	r->version = col_str(st, 12);
-	r->rounds = (long)sqlite3_column_int64(st, 13);
-	r->planned_ms = sqlite3_column_int64(st, 14);
-	r->started_at = col_real(st, 15, 0);
-	r->ended_at = col_real(st, 16, 0);
-	r->samples = sqlite3_column_int64(st, 17);
-}
-
 int db_run_get(struct db *db, int64_t run_id, struct run_row *out)
 {
 	sqlite3_stmt *st = stmt_get(db, STMT_RUN_GET);
@@ -828,7 +915,7 @@ int db_run_get(struct db *db, int64_t run_id, struct run_row *out)
 		return -1;
 	if (rc == 0)
 		return 1;
-	read_run_row(st, out);
+	read_record(st, 0, &record_types[REC_RUN], out);
 	sqlite3_reset(st);
 	return 0;
 }
@@ -837,305 +924,68 @@ void db_run_row_free(struct run_row *r)
 {
 	if (r == NULL)
 		return;
-	free(r->status);
-	free(r->profile_name);
-	free(r->profile_path);
-	free(r->profile_text);
-	free(r->host);
-	free(r->kernel);
-	free(r->cpu_model);
-	free(r->tree_fingerprint);
-	free(r->version);
+	record_free_texts(&record_types[REC_RUN], r);
 	memset(r, 0, sizeof *r);
 }
 
 int db_runs_list(struct db *db, struct run_row **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_RUNS_LIST);
-	struct run_row *rows = NULL;
-	size_t count = 0, cap = 0, i;
-	int rc;
-
-	while ((rc = step_row(db, st, "listing runs", DB_HERE)) > 0) {
-		rows = grow(rows, count, &cap, sizeof *rows);
-		read_run_row(st, &rows[count++]);
-	}
-	if (rc < 0) {
-		for (i = 0; i < count; i++)
-			db_run_row_free(&rows[i]);
-		free(rows);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	*out = rows;
-	*n = count;
-	return 0;
+	return db_list(db, REC_RUN, 0, 0, (void **)out, n);
 }
 
 int db_loads_list(struct db *db, int64_t run_id, struct load_info **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_LOADS_LIST);
-	struct load_info *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = step_row(db, st, "listing loads", DB_HERE)) > 0) {
-		struct load_info *l;
-
-		rows = grow(rows, count, &cap, sizeof *rows);
-		l = &rows[count++];
-		l->name = col_str(st, 0);
-		l->type = col_str(st, 1);
-		l->cycle_unit = col_str(st, 2);
-		l->ops_unit = col_str_or_null(st, 3);
-		l->reports_bytes = sqlite3_column_int(st, 4) != 0;
-	}
-	if (rc < 0) {
-		db_loads_free(rows, count);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return db_list(db, REC_LOAD, run_id, 0, (void **)out, n);
 }
 
 void db_loads_free(struct load_info *rows, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free((char *)rows[i].name);
-		free((char *)rows[i].type);
-		free((char *)rows[i].cycle_unit);
-		free((char *)rows[i].ops_unit);
-	}
-	free(rows);
-}
-
-/* Phase columns start at column `c` (PHASE_COLUMNS order). */
-static void read_phase_row(sqlite3_stmt *st, int c, struct phase_row *p)
-{
-	p->id = sqlite3_column_int64(st, c);
-	p->round = (long)sqlite3_column_int64(st, c + 1);
-	p->seq = (long)sqlite3_column_int64(st, c + 2);
-	p->name = col_str(st, c + 3);
-	p->cache = col_str(st, c + 4);
-	p->loads = col_str(st, c + 5);
-	p->started_at = col_real(st, c + 6, 0);
-	p->probe_start = col_real(st, c + 7, 0);
-	p->ended_at = col_real(st, c + 8, 0);
-	p->valid = sqlite3_column_int(st, c + 9) != 0;
-	p->invalid_reason = col_str(st, c + 10);
-}
-
-static void phase_row_clear(struct phase_row *p)
-{
-	free(p->name);
-	free(p->cache);
-	free(p->loads);
-	free(p->invalid_reason);
-	memset(p, 0, sizeof *p);
+	db_rows_free(REC_LOAD, rows, n);
 }
 
 void db_phase_rows_free(struct phase_row *rows, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		phase_row_clear(&rows[i]);
-	free(rows);
+	db_rows_free(REC_PHASE, rows, n);
 }
 
 int db_phases_list(struct db *db, int64_t run_id, struct phase_row **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_PHASES_LIST);
-	struct phase_row *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = step_row(db, st, "listing phases", DB_HERE)) > 0) {
-		rows = grow(rows, count, &cap, sizeof *rows);
-		read_phase_row(st, 0, &rows[count++]);
-	}
-	if (rc < 0) {
-		db_phase_rows_free(rows, count);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
-}
-
-/* Sample columns start at column `c` (SAMPLE_COLUMNS order). */
-static void read_sample(sqlite3_stmt *st, int c, struct sample *s)
-{
-	s->phase_id = sqlite3_column_int64(st, c);
-	s->seq = sqlite3_column_int64(st, c + 1);
-	s->started_at = col_real(st, c + 2, 0);
-	s->wall_ms = col_real(st, c + 3, NAN);
-	s->user_ms = col_real(st, c + 4, NAN);
-	s->sys_ms = col_real(st, c + 5, NAN);
-	s->cpu_pct = col_real(st, c + 6, NAN);
-	s->nvcsw = (long)sqlite3_column_int64(st, c + 7);
-	s->nivcsw = (long)sqlite3_column_int64(st, c + 8);
-	s->exit_code = sqlite3_column_int(st, c + 9);
-	s->failed = sqlite3_column_int(st, c + 10) != 0;
-	s->missed = sqlite3_column_int64(st, c + 11);
+	return db_list(db, REC_PHASE, run_id, 0, (void **)out, n);
 }
 
 int db_samples_list(struct db *db, int64_t phase_id, struct sample **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_SAMPLES_LIST);
-	struct sample *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, phase_id);
-	while ((rc = step_row(db, st, "listing samples", DB_HERE)) > 0) {
-		rows = grow(rows, count, &cap, sizeof *rows);
-		read_sample(st, 0, &rows[count++]);
-	}
-	if (rc < 0) {
-		free(rows);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return db_list(db, REC_SAMPLE, phase_id, 0, (void **)out, n);
 }
 
 int db_loader_samples_list(struct db *db, int64_t phase_id, struct loader_sample **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_LOADER_LIST);
-	struct loader_sample *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, phase_id);
-	while ((rc = step_row(db, st, "listing loader counters", DB_HERE)) > 0) {
-		struct loader_sample *l;
-
-		rows = grow(rows, count, &cap, sizeof *rows);
-		l = &rows[count++];
-		l->phase_id = sqlite3_column_int64(st, 0);
-		l->load = col_str(st, 1);
-		l->t = col_real(st, 2, 0);
-		l->cycles = (uint64_t)sqlite3_column_int64(st, 3);
-		l->bytes = (uint64_t)sqlite3_column_int64(st, 4);
-		l->ops = (uint64_t)sqlite3_column_int64(st, 5);
-		l->errors = (uint64_t)sqlite3_column_int64(st, 6);
-		l->cpu_ms = col_real(st, 7, NAN);
-		l->procs = sqlite3_column_int(st, 8);
-		l->restarts = sqlite3_column_int(st, 9);
-		l->running = sqlite3_column_int(st, 10) != 0;
-		l->stalled = sqlite3_column_int(st, 11) != 0;
-	}
-	if (rc < 0) {
-		db_loader_samples_free(rows, count);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return db_list(db, REC_LOADER_SAMPLE, phase_id, 0, (void **)out, n);
 }
 
 void db_loader_samples_free(struct loader_sample *rows, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free((char *)rows[i].load);
-	free(rows);
+	db_rows_free(REC_LOADER_SAMPLE, rows, n);
 }
 
 int db_sys_samples_list(struct db *db, int64_t phase_id, struct sys_sample **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_SYS_LIST);
-	struct sys_sample *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, phase_id);
-	while ((rc = step_row(db, st, "listing system figures", DB_HERE)) > 0) {
-		struct sys_sample *s;
-
-		rows = grow(rows, count, &cap, sizeof *rows);
-		s = &rows[count++];
-		s->phase_id = sqlite3_column_int64(st, 0);
-		s->t = col_real(st, 1, 0);
-		s->cpu_busy_pct = col_real(st, 2, NAN);
-		s->ctxt_per_s = col_real(st, 3, NAN);
-		s->load1 = col_real(st, 4, NAN);
-		s->mem_available = (uint64_t)sqlite3_column_int64(st, 5);
-		s->swap_used = (uint64_t)sqlite3_column_int64(st, 6);
-		s->psi_cpu_some = col_real(st, 7, NAN);
-		s->psi_cpu_full = col_real(st, 8, NAN);
-		s->psi_mem_some = col_real(st, 9, NAN);
-		s->psi_mem_full = col_real(st, 10, NAN);
-		s->psi_io_some = col_real(st, 11, NAN);
-		s->psi_io_full = col_real(st, 12, NAN);
-	}
-	if (rc < 0) {
-		free(rows);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return db_list(db, REC_SYS_SAMPLE, phase_id, 0, (void **)out, n);
 }
 
 int db_events_list(struct db *db, int64_t run_id, int limit, struct event **out, size_t *n)
 {
-	sqlite3_stmt *st = stmt_get(db, STMT_EVENTS_LIST);
-	struct event *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
-
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1); /* -1: no limit */
-	while ((rc = step_row(db, st, "listing events", DB_HERE)) > 0) {
-		struct event *e;
-
-		rows = grow(rows, count, &cap, sizeof *rows);
-		e = &rows[count++];
-		e->phase_id = sqlite3_column_int64(st, 0);
-		e->t = col_real(st, 1, 0);
-		e->load = col_str_or_null(st, 2);
-		e->kind = col_str(st, 3);
-		e->message = col_str_or_null(st, 4);
-	}
-	if (rc < 0) {
-		db_events_free(rows, count);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return db_list(db, REC_EVENT, run_id, limit, (void **)out, n);
 }
 
 void db_events_free(struct event *rows, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free((char *)rows[i].load);
-		free((char *)rows[i].kind);
-		free((char *)rows[i].message);
-	}
-	free(rows);
+	db_rows_free(REC_EVENT, rows, n);
 }
 
 int db_samples_foreach(struct db *db, int64_t run_id, db_sample_cb cb, void *arg)
 {
+	const struct record_type *phase_rt = &record_types[REC_PHASE];
 	sqlite3_stmt *st = stmt_get(db, run_id != 0 ? STMT_FOREACH_RUN : STMT_FOREACH_ALL);
 	struct phase_row phase = { 0 };
 	int64_t phase_run = 0;
@@ -1145,21 +995,22 @@ int db_samples_foreach(struct db *db, int64_t run_id, db_sample_cb cb, void *arg
 	if (run_id != 0)
 		sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = step_row(db, st, "reading samples", DB_HERE)) > 0) {
-		/* Column 0 is the run, 1..11 the phase, 12.. the sample; the
-		 * phase is decoded again only when it changes. */
+		/* Column 0 is the run, then the phase, then the sample; the
+		 * phase is decoded again only when it changes (its id is its
+		 * first column). */
 		if (sqlite3_column_int64(st, 1) != phase.id) {
-			phase_row_clear(&phase);
+			record_free_texts(phase_rt, &phase);
 			phase_run = sqlite3_column_int64(st, 0);
-			read_phase_row(st, 1, &phase);
+			read_record(st, 1, phase_rt, &phase);
 		}
-		read_sample(st, 12, &s);
+		read_record(st, 1 + (int)phase_rt->ncolumns, &record_types[REC_SAMPLE], &s);
 		ret = cb(arg, phase_run, &phase, &s);
 		if (ret != 0) {
 			sqlite3_reset(st);
 			break;
 		}
 	}
-	phase_row_clear(&phase);
+	record_free_texts(phase_rt, &phase);
 	if (rc < 0)
 		return -1;
 	return ret;
@@ -1167,44 +1018,14 @@ int db_samples_foreach(struct db *db, int64_t run_id, db_sample_cb cb, void *arg
 
 /* ---- live views (loadtop) ---- */
 
-static void read_loader_sample(sqlite3_stmt *st, struct loader_sample *l)
-{
-	l->phase_id = sqlite3_column_int64(st, 0);
-	l->load = col_str(st, 1);
-	l->t = col_real(st, 2, 0);
-	l->cycles = (uint64_t)sqlite3_column_int64(st, 3);
-	l->bytes = (uint64_t)sqlite3_column_int64(st, 4);
-	l->ops = (uint64_t)sqlite3_column_int64(st, 5);
-	l->errors = (uint64_t)sqlite3_column_int64(st, 6);
-	l->cpu_ms = col_real(st, 7, NAN);
-	l->procs = sqlite3_column_int(st, 8);
-	l->restarts = sqlite3_column_int(st, 9);
-	l->running = sqlite3_column_int(st, 10) != 0;
-	l->stalled = sqlite3_column_int(st, 11) != 0;
-}
-
 int db_loader_samples_latest(struct db *db, int64_t phase_id, int per_load,
 			     struct loader_sample **out, size_t *n)
 {
 	sqlite3_stmt *st = stmt_get(db, STMT_LOADER_LATEST);
-	struct loader_sample *rows = NULL;
-	size_t count = 0, cap = 0;
-	int rc;
 
 	sqlite3_bind_int64(st, 1, phase_id);
 	sqlite3_bind_int(st, 2, per_load);
-	while ((rc = step_row(db, st, "reading the latest loader counters", DB_HERE)) > 0) {
-		rows = grow(rows, count, &cap, sizeof *rows);
-		read_loader_sample(st, &rows[count++]);
-	}
-	if (rc < 0) {
-		db_loader_samples_free(rows, count);
-		rows = NULL;
-		count = 0;
-	}
-	*out = rows;
-	*n = count;
-	return rc < 0 ? -1 : 0;
+	return read_rows(db, st, REC_LOADER_SAMPLE, (void **)out, n);
 }
 
 int db_sys_sample_latest(struct db *db, int64_t run_id, struct sys_sample *out)
@@ -1216,19 +1037,7 @@ int db_sys_sample_latest(struct db *db, int64_t run_id, struct sys_sample *out)
 	rc = step_row(db, st, "reading the latest system figures", DB_HERE);
 	if (rc <= 0)
 		return rc < 0 ? -1 : 1;
-	out->phase_id = sqlite3_column_int64(st, 0);
-	out->t = col_real(st, 1, 0);
-	out->cpu_busy_pct = col_real(st, 2, NAN);
-	out->ctxt_per_s = col_real(st, 3, NAN);
-	out->load1 = col_real(st, 4, NAN);
-	out->mem_available = (uint64_t)sqlite3_column_int64(st, 5);
-	out->swap_used = (uint64_t)sqlite3_column_int64(st, 6);
-	out->psi_cpu_some = col_real(st, 7, NAN);
-	out->psi_cpu_full = col_real(st, 8, NAN);
-	out->psi_mem_some = col_real(st, 9, NAN);
-	out->psi_mem_full = col_real(st, 10, NAN);
-	out->psi_io_some = col_real(st, 11, NAN);
-	out->psi_io_full = col_real(st, 12, NAN);
+	read_record(st, 0, &record_types[REC_SYS_SAMPLE], out);
 	sqlite3_reset(st);
 	return 0;
 }

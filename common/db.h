@@ -23,35 +23,23 @@ void db_close(struct db *db);
 /* Default path: /var/lib/loadd/loadd.db as root, $XDG_STATE_HOME/loadd/loadd.db
  * (or ~/.local/state/loadd/loadd.db) otherwise. xmalloc'd. */
 char *db_default_path(void);
+/* The schema version of the open file: DB_SCHEMA_VERSION once loadd has
+ * opened it read-write; a reader may see an older one. */
+int db_schema_version(const struct db *db);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 
 /* ---- writing (loadd) ---- */
-struct run_info {
-	const char *profile_name;
-	const char *profile_path;
-	const char *profile_text;
-	const char *host;
-	const char *kernel;
-	const char *cpu_model;
-	int cores;
-	uint64_t ram_bytes;
-	uint64_t swap_bytes;
-	const char *tree_fingerprint;
-	const char *version;
-	long rounds;
-	int64_t planned_ms;
-	int pid;
-};
 
-/* A [load NAME] of a run: its loader and the units that loader counts in. */
-struct load_info {
-	const char *name;
-	const char *type;       /* the loader, e.g. "cpu" */
-	const char *cycle_unit; /* what a cycle is, plural: "trips" */
-	const char *ops_unit;   /* what ops counts, plural: "passes"; NULL: no ops figure */
-	bool reports_bytes;     /* its bytes make a MiB/s */
-};
+/* Any record, through its column table (records.h): the owner id fills the
+ * record's owner column (run_id) if it has one. Returns the new row's id,
+ * -1 on error. */
+int64_t db_insert(struct db *db, enum record_id rec, int64_t owner_id, const void *row);
+/* A record's rows whose list key (records.h) is `key`, in its list order,
+ * at most `limit` (0: all); none from a file older than the record. *out is
+ * an xmalloc'd array of the record's struct; free with db_rows_free. */
+int db_list(struct db *db, enum record_id rec, int64_t key, int limit, void **out, size_t *n);
+void db_rows_free(enum record_id rec, void *rows, size_t n);
 
 /* Marks every run still 'running' as 'crashed' (call while holding the
  * database lock, so no live loadd owns them). Returns how many. */
@@ -70,40 +58,6 @@ int db_loader_sample_insert(struct db *db, int64_t run_id, const struct loader_s
 int db_event_insert(struct db *db, int64_t run_id, const struct event *e);
 
 /* ---- reading (loadctl, loadtop, the report) ---- */
-struct run_row {
-	int64_t id;
-	char *status;
-	char *profile_name;
-	char *profile_path;
-	char *profile_text;
-	char *host;
-	char *kernel;
-	char *cpu_model;
-	int cores;
-	uint64_t ram_bytes;
-	uint64_t swap_bytes;
-	char *tree_fingerprint;
-	char *version;
-	long rounds;
-	int64_t planned_ms;
-	double started_at;
-	double ended_at;  /* 0 while running */
-	int64_t samples;  /* count of samples */
-};
-
-struct phase_row {
-	int64_t id;
-	long round;
-	long seq;
-	char *name;
-	char *cache;
-	char *loads;       /* space-separated [load] names, "" for none */
-	double started_at;
-	double probe_start; /* 0 before probing starts */
-	double ended_at;    /* 0 while running */
-	bool valid;
-	char *invalid_reason;
-};
 
 /* Latest run's id, 0 when there is none, -1 on error. */
 int64_t db_latest_run(struct db *db);

@@ -1,9 +1,20 @@
 /* The figures loadd records, as they travel from the probe, the samplers and
- * the supervisor to the database. One struct per table row. */
+ * the supervisor to the database, and the column table of each: every record
+ * is declared once, here and in records.c, and the database layer, the CSV
+ * and JSON exports, the JSON status, /metrics and loadtop's system panel
+ * iterate those tables rather than naming each figure again.
+ *
+ * To add a figure: one field in its struct below, one row in its table in
+ * records.c (with `since` = the new schema version), and the migration that
+ * adds the column in db.c (plus a fixture of the old version in
+ * tests/data/db/). Nothing else names it.
+ * To add a record: its struct, a REC_ id, a record_type in records.c and the
+ * migration that creates its table. */
 #ifndef LOADD_RECORDS_H
 #define LOADD_RECORDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One timed probe job. */
@@ -62,5 +73,165 @@ struct event {
 	const char *kind;     /* "start", "exit", "signal", "oom-kill", "restart", "stall", "enospc", "error", ... */
 	const char *message;
 };
+
+/* A run as loadd starts it. */
+struct run_info {
+	const char *profile_name;
+	const char *profile_path;
+	const char *profile_text;
+	const char *host;
+	const char *kernel;
+	const char *cpu_model;
+	int cores;
+	uint64_t ram_bytes;
+	uint64_t swap_bytes;
+	const char *tree_fingerprint;
+	const char *version;
+	long rounds;
+	int64_t planned_ms;
+	int pid;
+};
+
+/* A [load NAME] of a run: its loader and the units that loader counts in. */
+struct load_info {
+	const char *name;
+	const char *type;       /* the loader, e.g. "cpu" */
+	const char *cycle_unit; /* what a cycle is, plural: "trips" */
+	const char *ops_unit;   /* what ops counts, plural: "passes"; NULL: no ops figure */
+	bool reports_bytes;     /* its bytes make a MiB/s */
+};
+
+/* A run as the readers see it. */
+struct run_row {
+	int64_t id;
+	char *status;
+	char *profile_name;
+	char *profile_path;
+	char *profile_text;
+	char *host;
+	char *kernel;
+	char *cpu_model;
+	int cores;
+	uint64_t ram_bytes;
+	uint64_t swap_bytes;
+	char *tree_fingerprint;
+	char *version;
+	long rounds;
+	int64_t planned_ms;
+	double started_at;
+	double ended_at;  /* 0 while running */
+	int64_t samples;  /* count of samples */
+};
+
+/* One phase of a run (its id is 0 before it is recorded). */
+struct phase_row {
+	int64_t id;
+	long round;
+	long seq;
+	char *name;
+	char *cache;
+	char *loads;       /* space-separated [load] names, "" for none */
+	double started_at;
+	double probe_start; /* 0 before probing starts */
+	double ended_at;    /* 0 while running */
+	bool valid;
+	char *invalid_reason;
+};
+
+/* What a column holds in its struct, and how NULL reads back. */
+enum column_type {
+	COL_INT,      /* int */
+	COL_LONG,     /* long */
+	COL_I64,      /* int64_t */
+	COL_U64,      /* uint64_t, stored as a signed 64-bit integer */
+	COL_BOOL,     /* bool, stored 0/1 */
+	COL_REAL,     /* double, NaN <-> NULL */
+	COL_TIME,     /* double seconds since the epoch; NULL reads 0 */
+	COL_TEXT,     /* char *; NULL reads "" */
+	COL_TEXT_NULL, /* char *; NULL stays NULL */
+	COL_PHASE_ID, /* int64_t phase id; 0 ("between phases") <-> NULL */
+};
+
+/* Where a figure shows in the live outputs (the JSON status, /metrics,
+ * loadtop's system panel). */
+struct figure_view {
+	const char *json;            /* dotted path in the JSON status: "psi.cpu.some" */
+	const char *metric;          /* Prometheus family */
+	const char *metric_type;     /* "gauge", "counter" */
+	const char *help;            /* its HELP text */
+	const char *const *labels;   /* label name/value pairs, NULL-terminated; NULL none */
+	double scale;                /* the metric is value * scale (0: 1) */
+	const char *panel;           /* loadtop's label before the value; NULL: not shown */
+	int panel_line;              /* which line of the panel, from 1 */
+	int decimals;                /* loadtop's decimals (bytes: a binary unit) */
+	const char *suffix;          /* after loadtop's value ("%") */
+	double warn_at, bad_at;      /* loadtop colours from this value up (0: never) */
+};
+
+/* Column flags. */
+enum {
+	COLF_NO_INSERT = 1 << 0, /* set by SQL (the row id) or later by an UPDATE */
+	COLF_KEY = 1 << 1,       /* an id, not a figure: left out of figure lists */
+	COLF_NOT_NULL = 1 << 2,  /* a NOT NULL text: NULL is written as "" */
+};
+
+struct column {
+	const char *name;      /* SQL column, and the figure's name in CSV and JSON */
+	const char *sql_type;  /* as its migration declares it */
+	size_t offset;         /* offsetof into the record's struct */
+	enum column_type type;
+	const char *unit;      /* "ms", "%", "bytes", "s", "" */
+	int since;             /* the schema version that added it */
+	unsigned flags;        /* COLF_* */
+	const char *expr;      /* SQL read in its place (a derived figure), else NULL */
+	const struct figure_view *view; /* NULL: not in the live outputs */
+};
+
+/* One record type: a struct, a table, its columns. */
+struct record_type {
+	const char *name;       /* for messages: "sample" */
+	const char *table;      /* SQL table */
+	const char *owner;      /* column bound from the id given to an insert ("run_id"), or NULL */
+	const char *list_key;   /* column a list selects on ("phase_id"), NULL: every row */
+	const char *list_order; /* ORDER BY of a list */
+	size_t size;            /* sizeof the struct */
+	int since;              /* the schema version that created the table */
+	const struct column *columns;
+	size_t ncolumns;
+};
+
+enum record_id {
+	REC_RUN_START,  /* struct run_start: a run as written */
+	REC_RUN,        /* struct run_row: a run as read */
+	REC_LOAD,       /* struct load_info */
+	REC_PHASE,      /* struct phase_row */
+	REC_SAMPLE,     /* struct sample */
+	REC_SYS_SAMPLE, /* struct sys_sample */
+	REC_LOADER_SAMPLE, /* struct loader_sample */
+	REC_EVENT,      /* struct event */
+	REC_COUNT
+};
+
+/* What db_run_begin writes: the run, its status and its start. */
+struct run_start {
+	struct run_info info;
+	const char *status;
+	double started_at;
+};
+
+extern const struct record_type record_types[REC_COUNT];
+
+/* A column's value as a number (NaN for text and for NaN/NULL). */
+double column_number(const struct column *c, const void *row);
+/* An integer column's value (0 for the others). */
+int64_t column_integer(const struct column *c, const void *row);
+/* A column's text (NULL for a NULL text); numbers are not text. */
+const char *column_text(const struct column *c, const void *row);
+bool column_is_text(const struct column *c);
+bool column_is_integer(const struct column *c);
+/* A column by name, NULL if the record has none. */
+const struct column *record_column(const struct record_type *rt, const char *name);
+/* Frees the text columns of one row read from the database. */
+void record_free_texts(const struct record_type *rt, void *row);
 
 #endif

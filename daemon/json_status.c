@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api.h"
 #include "loader.h"
@@ -130,45 +131,58 @@ static json_t *load_json(const struct load_view *lv)
 	return o;
 }
 
-static json_t *sample_json(const struct sample *s)
+static json_t *column_json(const struct column *c, const void *row)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:b, s:I}",
-			 "seq", (json_int_t)s->seq,
-			 "started_at", json_number_or_null(s->started_at),
-			 "wall_ms", json_number_or_null(s->wall_ms),
-			 "user_ms", json_number_or_null(s->user_ms),
-			 "sys_ms", json_number_or_null(s->sys_ms),
-			 "cpu_pct", json_number_or_null(s->cpu_pct),
-			 "nvcsw", (json_int_t)s->nvcsw,
-			 "nivcsw", (json_int_t)s->nivcsw,
-			 "exit_code", s->exit_code,
-			 "failed", s->failed,
-			 "missed", (json_int_t)s->missed);
+	if (column_is_text(c))
+		return jstr(column_text(c, row));
+	if (c->type == COL_BOOL)
+		return json_boolean(column_integer(c, row));
+	if (column_is_integer(c))
+		return json_integer((json_int_t)column_integer(c, row));
+	return json_number_or_null(column_number(c, row));
 }
 
-static json_t *psi_json(double some, double full)
+/* Sets a dotted path ("psi.cpu.some") in obj, making the objects on the way. */
+static void json_set_path(json_t *obj, const char *path, json_t *value)
 {
-	return json_pack("{s:o, s:o}", "some", json_number_or_null(some), "full",
-			 json_number_or_null(full));
+	const char *dot;
+
+	while ((dot = strchr(path, '.')) != NULL) {
+		char *key = xstrndup(path, (size_t)(dot - path));
+		json_t *next = json_object_get(obj, key);
+
+		if (!json_is_object(next)) {
+			next = json_object();
+			json_object_set_new(obj, key, next);
+		}
+		free(key);
+		obj = next;
+		path = dot + 1;
+	}
+	json_object_set_new(obj, path, value);
+}
+
+/* Every figure of a record (records.c), at its JSON path or by its name. */
+static json_t *record_json(enum record_id rec, const void *row)
+{
+	const struct record_type *rt = &record_types[rec];
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *c = &rt->columns[i];
+
+		if (!(c->flags & COLF_KEY))
+			json_set_path(o, c->view && c->view->json ? c->view->json : c->name,
+				      column_json(c, row));
+	}
+	return o;
 }
 
 static json_t *system_json(const struct api_view *v)
 {
-	const struct sys_sample *s = &v->sys;
-
 	if (!v->has_sys)
 		return json_null();
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
-			 "t", json_number_or_null(s->t),
-			 "cpu_busy_pct", json_number_or_null(s->cpu_busy_pct),
-			 "ctxt_per_s", json_number_or_null(s->ctxt_per_s),
-			 "load1", json_number_or_null(s->load1),
-			 "mem_available", json_u64(s->mem_available),
-			 "swap_used", json_u64(s->swap_used),
-			 "psi",
-			 "cpu", psi_json(s->psi_cpu_some, s->psi_cpu_full),
-			 "memory", psi_json(s->psi_mem_some, s->psi_mem_full),
-			 "io", psi_json(s->psi_io_some, s->psi_io_full));
+	return record_json(REC_SYS_SAMPLE, &v->sys);
 }
 
 json_t *status_json(const struct api_view *v)
@@ -178,7 +192,7 @@ json_t *status_json(const struct api_view *v)
 	for (size_t i = 0; i < v->nloads; i++)
 		json_array_append_new(loads, load_json(&v->loads[i]));
 	for (size_t i = 0; i < v->nlatest; i++)
-		json_array_append_new(samples, sample_json(&v->latest[i]));
+		json_array_append_new(samples, record_json(REC_SAMPLE, &v->latest[i]));
 	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "api", API_VERSION,
 			 "version", LOADD_VERSION,

@@ -5,6 +5,7 @@
 #include "api_view.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "csv.h"
 
@@ -165,45 +166,28 @@ static void write_loads(FILE *fp, const struct api_view *v)
 	}
 }
 
-static void write_pressure(FILE *fp, const char *resource, const char *kind, double pct)
-{
-	if (isfinite(pct))
-		series(fp, "loadd_pressure_stalled_ratio",
-		       (const char *[]){ "resource", resource, "kind", kind, NULL }, pct / 100.0);
-}
-
+/* Every figure of the system record (records.c) that has a metric: a family
+ * is announced once, before its first series, even with no figures yet; a
+ * figure the machine lacks (NaN) is left out. */
 static void write_system(FILE *fp, const struct api_view *v)
 {
-	const struct sys_sample *s = &v->sys;
+	const struct record_type *rt = &record_types[REC_SYS_SAMPLE];
+	const char *family_name = NULL;
 
-	family(fp, "loadd_pressure_stalled_ratio", "gauge",
-	       "Share of the last second in which some (or all) tasks stalled on a resource "
-	       "(PSI).");
-	if (v->has_sys) {
-		write_pressure(fp, "cpu", "some", s->psi_cpu_some);
-		write_pressure(fp, "cpu", "full", s->psi_cpu_full);
-		write_pressure(fp, "memory", "some", s->psi_mem_some);
-		write_pressure(fp, "memory", "full", s->psi_mem_full);
-		write_pressure(fp, "io", "some", s->psi_io_some);
-		write_pressure(fp, "io", "full", s->psi_io_full);
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *c = &rt->columns[i];
+		const struct figure_view *fv = c->view;
+		double x;
+
+		if (fv == NULL || fv->metric == NULL)
+			continue;
+		if (family_name == NULL || strcmp(family_name, fv->metric) != 0)
+			family(fp, fv->metric, fv->metric_type, fv->help);
+		family_name = fv->metric;
+		x = column_number(c, &v->sys) * (fv->scale != 0 ? fv->scale : 1);
+		if (v->has_sys && isfinite(x))
+			series(fp, fv->metric, fv->labels, x);
 	}
-	family(fp, "loadd_cpu_busy_ratio", "gauge",
-	       "Share of all CPUs' time busy over the last second.");
-	if (v->has_sys && isfinite(s->cpu_busy_pct))
-		series(fp, "loadd_cpu_busy_ratio", NULL, s->cpu_busy_pct / 100.0);
-	family(fp, "loadd_context_switches_per_second", "gauge",
-	       "Context switches per second, all CPUs, over the last second.");
-	if (v->has_sys && isfinite(s->ctxt_per_s))
-		series(fp, "loadd_context_switches_per_second", NULL, s->ctxt_per_s);
-	family(fp, "loadd_system_load1", "gauge", "The 1-minute load average.");
-	if (v->has_sys && isfinite(s->load1))
-		series(fp, "loadd_system_load1", NULL, s->load1);
-	family(fp, "loadd_memory_available_bytes", "gauge", "MemAvailable from /proc/meminfo.");
-	if (v->has_sys)
-		series(fp, "loadd_memory_available_bytes", NULL, (double)s->mem_available);
-	family(fp, "loadd_swap_used_bytes", "gauge", "Swap in use.");
-	if (v->has_sys)
-		series(fp, "loadd_swap_used_bytes", NULL, (double)s->swap_used);
 }
 
 void metrics_write(FILE *fp, const struct api_view *v)

@@ -25,10 +25,8 @@
 
 enum format { FORMAT_CSV, FORMAT_JSON };
 
-static const char *const columns[] = {
-	"run_id", "round", "phase", "phase_id", "seq", "started_at", "wall_ms", "user_ms",
-	"sys_ms", "cpu_pct", "nvcsw", "nivcsw", "exit_code", "failed", "missed",
-};
+/* The row's place, then every figure of the sample record (records.c). */
+static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id" };
 
 struct export {
 	FILE *fp;
@@ -69,36 +67,44 @@ static void json_number(FILE *fp, double v)
 	fputs(buf, fp);
 }
 
-static void write_csv_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
-			  const struct sample *s, const char *started)
+static const struct record_type *sample_record(void)
 {
+	return &record_types[REC_SAMPLE];
+}
+
+static void write_csv_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
+			  const struct sample *s)
+{
+	const struct record_type *rt = sample_record();
 	struct csv *c = &ex->csv;
+	char started[40];
 
 	csv_int(c, run_id);
 	csv_int(c, ph->round);
 	csv_str(c, ph->name);
 	csv_int(c, ph->id);
-	csv_int(c, s->seq);
-	csv_str(c, started);
-	csv_double(c, s->wall_ms);
-	csv_double(c, s->user_ms);
-	csv_double(c, s->sys_ms);
-	csv_double(c, s->cpu_pct);
-	csv_int(c, s->nvcsw);
-	csv_int(c, s->nivcsw);
-	csv_int(c, s->exit_code);
-	csv_int(c, s->failed);
-	csv_int(c, s->missed);
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *col = &rt->columns[i];
+		double v = column_number(col, s);
+
+		if (col->flags & COLF_KEY)
+			continue;
+		if (col->type == COL_TIME) {
+			iso8601_utc(v, started, sizeof started);
+			csv_str(c, started);
+		} else if (column_is_integer(col)) {
+			csv_int(c, (long long)column_integer(col, s));
+		} else {
+			csv_double(c, v);
+		}
+	}
 	csv_end_record(c);
 }
 
-static void write_json_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
-			   const struct sample *s, const char *started)
+/* The phase name is the one free-text field: jansson escapes it, once per
+ * phase. */
+static const char *phase_name_json(struct export *ex, const struct phase_row *ph)
 {
-	FILE *fp = ex->fp;
-
-	/* The phase name is the one free-text field: jansson escapes it, once
-	 * per phase. Numbers are written as the CSV writes them. */
 	if (ph->id != ex->phase_id || ex->phase_json == NULL) {
 		json_t *name = json_text(ph->name);
 
@@ -109,33 +115,48 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 			ex->phase_json = xstrdup("null");
 		ex->phase_id = ph->id;
 	}
-	fprintf(fp,
-		"%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,"
-		"\"seq\":%lld,\"started_at\":\"%s\",\"wall_ms\":",
-		ex->rows ? "," : "", (long long)run_id, ph->round, ex->phase_json,
-		(long long)ph->id, (long long)s->seq, started);
-	json_number(fp, s->wall_ms);
-	fputs(",\"user_ms\":", fp);
-	json_number(fp, s->user_ms);
-	fputs(",\"sys_ms\":", fp);
-	json_number(fp, s->sys_ms);
-	fputs(",\"cpu_pct\":", fp);
-	json_number(fp, s->cpu_pct);
-	fprintf(fp, ",\"nvcsw\":%ld,\"nivcsw\":%ld,\"exit_code\":%d,\"failed\":%d,\"missed\":%lld}",
-		s->nvcsw, s->nivcsw, s->exit_code, s->failed ? 1 : 0, (long long)s->missed);
+	return ex->phase_json;
+}
+
+/* Numbers are written as the CSV writes them. */
+static void write_json_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
+			   const struct sample *s)
+{
+	const struct record_type *rt = sample_record();
+	FILE *fp = ex->fp;
+	char started[40];
+
+	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld",
+		ex->rows ? "," : "", (long long)run_id, ph->round, phase_name_json(ex, ph),
+		(long long)ph->id);
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *col = &rt->columns[i];
+		double v = column_number(col, s);
+
+		if (col->flags & COLF_KEY)
+			continue;
+		fprintf(fp, ",\"%s\":", col->name);
+		if (col->type == COL_TIME) {
+			iso8601_utc(v, started, sizeof started);
+			fprintf(fp, "\"%s\"", started);
+		} else if (column_is_integer(col)) {
+			fprintf(fp, "%lld", (long long)column_integer(col, s));
+		} else {
+			json_number(fp, v);
+		}
+	}
+	fputc('}', fp);
 }
 
 static int export_row(void *arg, int64_t run_id, const struct phase_row *ph,
 		      const struct sample *s)
 {
 	struct export *ex = arg;
-	char started[40];
 
-	iso8601_utc(s->started_at, started, sizeof started);
 	if (ex->format == FORMAT_CSV)
-		write_csv_row(ex, run_id, ph, s, started);
+		write_csv_row(ex, run_id, ph, s);
 	else
-		write_json_row(ex, run_id, ph, s, started);
+		write_json_row(ex, run_id, ph, s);
 	ex->rows++;
 	/* Stop at the first failed write (a full disk), not a million later. */
 	return ferror(ex->fp) ? -1 : 0;
@@ -150,8 +171,11 @@ static void export_begin(struct export *ex)
 		return;
 	}
 	csv_init(&ex->csv, ex->fp);
-	for (i = 0; i < sizeof columns / sizeof columns[0]; i++)
-		csv_str(&ex->csv, columns[i]);
+	for (i = 0; i < sizeof place_columns / sizeof place_columns[0]; i++)
+		csv_str(&ex->csv, place_columns[i]);
+	for (i = 0; i < sample_record()->ncolumns; i++)
+		if (!(sample_record()->columns[i].flags & COLF_KEY))
+			csv_str(&ex->csv, sample_record()->columns[i].name);
 	csv_end_record(&ex->csv);
 }
 

@@ -1,27 +1,40 @@
-/* The system: CPU, context switches, memory and pressure, last second. */
+/* The system: CPU, context switches, memory and pressure, last second. Every
+ * figure of the system record that has a loadtop label (records.c), on its
+ * line, in table order. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "parse.h"
 #include "view.h"
 
-/* A PSI pair, some/full; "n/a" where the kernel has no figure. */
-static void psi_pair(struct text *t, const char *label, double some, double full)
+static enum tclass figure_color(const struct figure_view *fv, double v, enum tclass plain)
 {
-	char a[16], b[16];
+	if (fv->bad_at > 0 && v >= fv->bad_at)
+		return TC_BAD;
+	if (fv->warn_at > 0 && v >= fv->warn_at)
+		return TC_WARN;
+	return plain;
+}
 
-	fmt_num(a, sizeof a, some, 1);
-	fmt_num(b, sizeof b, full, 1);
-	text_add(t, TC_HEAD, label);
-	text_addf(t, some >= 10 ? TC_WARN : TC_NORMAL, "%s", a);
-	text_add(t, TC_NORMAL, "/");
-	text_addf(t, full >= 10 ? TC_BAD : TC_NORMAL, "%s", b);
+static void add_figure(struct text *t, const struct column *c, const struct sys_sample *y)
+{
+	const struct figure_view *fv = c->view;
+	double v = column_number(c, y);
+	char buf[32];
+
+	if (c->type == COL_U64 && strcmp(c->unit, "bytes") == 0)
+		format_bytes((uint64_t)column_integer(c, y), buf, sizeof buf);
+	else
+		fmt_num(buf, sizeof buf, v, fv->decimals);
+	text_add(t, fv->panel[0] == '/' ? TC_NORMAL : TC_HEAD, fv->panel);
+	text_addf(t, figure_color(fv, v, TC_VALUE), "%s%s", buf, fv->suffix ? fv->suffix : "");
 }
 
 static void system_update(const struct snapshot *s, struct text *t)
 {
-	const struct sys_sample *y = &s->sys;
-	char busy[16], ctxt[24], load[16], avail[32], swap[32];
+	const struct record_type *rt = &record_types[REC_SYS_SAMPLE];
+	int line = 0;
 
 	text_line(t);
 	text_add(t, TC_TITLE, "System");
@@ -30,28 +43,15 @@ static void system_update(const struct snapshot *s, struct text *t)
 		text_add(t, TC_DIM, "no system figures yet");
 		return;
 	}
-	fmt_num(busy, sizeof busy, y->cpu_busy_pct, 1);
-	fmt_num(ctxt, sizeof ctxt, y->ctxt_per_s, 0);
-	fmt_num(load, sizeof load, y->load1, 2);
-	format_bytes(y->mem_available, avail, sizeof avail);
-	format_bytes(y->swap_used, swap, sizeof swap);
-	text_line(t);
-	text_add(t, TC_HEAD, "cpu busy ");
-	text_addf(t, y->cpu_busy_pct >= 90 ? TC_WARN : TC_VALUE, "%s%%", busy);
-	text_add(t, TC_HEAD, "  ctxt/s ");
-	text_add(t, TC_VALUE, ctxt);
-	text_add(t, TC_HEAD, "  load1 ");
-	text_add(t, TC_NORMAL, load);
-	text_add(t, TC_HEAD, "  MemAvailable ");
-	text_add(t, TC_VALUE, avail);
-	text_add(t, TC_HEAD, "  swap used ");
-	text_add(t, y->swap_used ? TC_WARN : TC_NORMAL, swap);
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *c = &rt->columns[i];
 
-	text_line(t);
-	text_add(t, TC_HEAD, "PSI some/full %  ");
-	psi_pair(t, "cpu ", y->psi_cpu_some, y->psi_cpu_full);
-	psi_pair(t, "  memory ", y->psi_mem_some, y->psi_mem_full);
-	psi_pair(t, "  io ", y->psi_io_some, y->psi_io_full);
+		if (c->view == NULL || c->view->panel == NULL)
+			continue;
+		for (; line < c->view->panel_line; line++)
+			text_line(t);
+		add_figure(t, c, &s->sys);
+	}
 }
 
 const struct panel_ops panel_system_ops = {
