@@ -61,7 +61,7 @@ char *workdir_default(void)
 	const char *home = getenv("HOME");
 
 	if (geteuid() == 0)
-		return xstrdup("/var/tmp/loadd");
+		return xstrdup("/var/lib/loadd/work");
 	if (cache != NULL && cache[0] == '/')
 		return xasprintf("%s/loadd", cache);
 	return xasprintf("%s/.cache/loadd", home != NULL ? home : "/tmp");

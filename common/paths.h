@@ -11,7 +11,7 @@ int make_dirs(const char *dir, mode_t mode);
 int make_parent_dirs(const char *path, mode_t mode);
 /* path made absolute against the current directory (not resolved); xmalloc'd. */
 char *absolute_path(const char *path);
-/* The work dir: /var/tmp/loadd as root, $XDG_CACHE_HOME/loadd (or
+/* The work dir: /var/lib/loadd/work as root, $XDG_CACHE_HOME/loadd (or
  * ~/.cache/loadd) otherwise; xmalloc'd. */
 char *workdir_default(void);
 

@@ -340,7 +340,7 @@ int main(int argc, char **argv)
 	if (crashed > 0)
 		log_warn("marked %d earlier run%s that did not end cleanly as crashed", crashed,
 			 crashed == 1 ? "" : "s");
-	supervisor_sweep(workdir);
+	workdir_sweep(workdir);
 
 	tree_fingerprint(&p.probe.tree, fingerprint);
 	int64_t t0 = mono_ns();

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "timeutil.h"
+#include "workdir.h"
 #include "xalloc.h"
 
 #define STOP_GRACE_MS 2000      /* SIGTERM to SIGKILL */
@@ -39,6 +40,7 @@ struct load {
 	char *name;
 	char *dir;                      /* <workdir>/load-<name>, emptied at every start */
 	char *cache_dir;                /* <workdir>/cache-<name>, kept until the run ends */
+	bool dirs_made;                 /* both made by loadd: only then removed */
 	const struct load_def *def;
 	const struct loader_ops *ops;
 	struct loader_shm *shm;         /* one per load per run: counters survive restarts */
@@ -73,6 +75,8 @@ struct supervisor {
 	int64_t run_id;
 	int64_t phase_id;
 	char *workdir;
+	uid_t uid;                      /* the loads' user, owner of their dirs */
+	gid_t gid;
 	struct load **loads;
 	size_t nloads;
 	struct event *tick;
@@ -206,16 +210,30 @@ static uint64_t recent_oom_kills(struct supervisor *sv)
 
 /* ---- starting ---- */
 
+static int make_load_dir(struct load *l, const char *path, bool empty)
+{
+	char *err = NULL;
+
+	if (workdir_make(l->sv->workdir, path + strlen(l->sv->workdir) + 1, l->sv->uid,
+			 l->sv->gid, empty, &err) < 0) {
+		recordf(l, "error", "cannot make its dir: %s", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
 static int load_start(struct load *l)
 {
 	struct loader_ctx ctx;
 	pid_t pid;
 
-	/* A restarted loader gets an empty dir too, whatever its last run left. */
-	if (remove_tree(l->dir) < 0 || mkdir(l->dir, 0700) < 0) {
-		recordf(l, "error", "cannot make its scratch dir %s: %s", l->dir, strerror(errno));
+	/* A restarted loader gets an empty dir too, whatever its last run left;
+	 * both dirs are recorded as loadd's before they are made, and belong to
+	 * the user the loads run as. */
+	if (make_load_dir(l, l->dir, true) < 0 || make_load_dir(l, l->cache_dir, false) < 0)
 		return -1;
-	}
+	l->dirs_made = true;
 	ctx = (struct loader_ctx){
 		.name = l->name,
 		.config = l->def->config,
@@ -522,6 +540,8 @@ struct supervisor *supervisor_new(struct event_base *base, struct db *db, int64_
 	sv->db = db;
 	sv->run_id = run_id;
 	sv->workdir = xstrdup(workdir);
+	sv->uid = geteuid();
+	sv->gid = getegid();
 	if (read_oom_kills(&sv->oom_last))
 		sv->oom_before = sv->oom_last;
 	sv->tick = event_new(base, -1, EV_PERSIST, on_tick, sv);
@@ -683,7 +703,7 @@ void supervisor_stop_all(struct supervisor *sv)
 			l->stopping = false;
 			l->pgid = 0;
 		}
-		if (l->active && remove_tree(l->dir) < 0)
+		if (l->active && l->dirs_made && remove_tree(l->dir) < 0)
 			log_warn("load %s: cannot remove %s: %s", l->name, l->dir, strerror(errno));
 		drain_events(l);
 		l->active = false;
@@ -700,7 +720,7 @@ void supervisor_free(struct supervisor *sv)
 		struct load *l = sv->loads[i];
 
 		/* The run is over: what a loader kept for later rounds goes. */
-		if (remove_tree(l->cache_dir) < 0)
+		if (l->dirs_made && remove_tree(l->cache_dir) < 0)
 			log_warn("load %s: cannot remove %s: %s", l->name, l->cache_dir,
 				 strerror(errno));
 		event_free(l->event_ev);
@@ -719,25 +739,8 @@ void supervisor_free(struct supervisor *sv)
 	free(sv);
 }
 
-void supervisor_sweep(const char *workdir)
+void supervisor_set_owner(struct supervisor *sv, uid_t uid, gid_t gid)
 {
-	struct dirent *de;
-	DIR *dir = opendir(workdir);
-
-	if (dir == NULL)
-		return;
-	while ((de = readdir(dir)) != NULL) {
-		char *path;
-
-		if (strncmp(de->d_name, "load-", 5) != 0 && strncmp(de->d_name, "cache-", 6) != 0)
-			continue;
-		path = xasprintf("%s/%s", workdir, de->d_name);
-		if (remove_tree(path) < 0)
-			log_warn("cannot remove %s, left by an earlier run: %s", path,
-				 strerror(errno));
-		else
-			log_info("removed %s, left by an earlier run", path);
-		free(path);
-	}
-	closedir(dir);
+	sv->uid = uid;
+	sv->gid = gid;
 }

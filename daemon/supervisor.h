@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "db.h"
 #include "profile.h"
@@ -34,9 +35,8 @@ void supervisor_free(struct supervisor *sv);
 /* Reaps the supervisor's own children (by pid, never waitpid(-1): the probe
  * thread reaps its jobs itself); called on SIGCHLD. */
 void supervisor_reap(struct supervisor *sv);
-/* Removes every load-* scratch dir and cache-* dir an earlier, crashed run
- * left in workdir. */
-void supervisor_sweep(const char *workdir);
+/* The user and group that own the loads' dirs (default: loadd's own). */
+void supervisor_set_owner(struct supervisor *sv, uid_t uid, gid_t gid);
 
 /* Live view for the control API: one entry per running load. */
 struct load_status {

@@ -101,7 +101,7 @@ assert set(seen) == set(want), seen
 assert all(c > 0 and m > 0 for c, m in seen.values()), seen
 PY
 
-leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^tar-trees$' -e '^\.lock$' || true)
+leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^tar-trees$' -e '^\.lock$' -e '^\.loadd-' || true)
 [[ -z "$leftover" ]] || fail "left in the work dir: $leftover"
 [[ $(ls "$WORK/tar-trees" | grep -c '^tree-') == 1 ]] || fail "the tar tree was not kept"
 echo "ok: $(sql "select load || ' ' || max(cycles) || ' cycles ' || max(bytes) || ' bytes' from loader_stats group by load" | tr '\n' ' ')"

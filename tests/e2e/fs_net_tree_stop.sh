@@ -56,7 +56,7 @@ group_live() {
 }
 
 leftover_files() {
-	ls -A "$WORK" | grep -v -e '^tree-' -e '^tar-trees$' -e '^\.lock$' || true
+	ls -A "$WORK" | grep -v -e '^tree-' -e '^tar-trees$' -e '^\.lock$' -e '^\.loadd-' || true
 }
 
 # 1. loadd stopped with SIGTERM stops its loads, and they leave nothing.

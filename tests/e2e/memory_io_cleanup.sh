@@ -29,7 +29,7 @@ reserve = 0
 EOF2
 )
 only_tree_left() {
-	ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true
+	ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' -e '^\.loadd-' || true
 }
 # Processes of this test still running the binary under test (loaders are
 # forks of loadd); other tests' loadd processes are not counted.

@@ -68,6 +68,6 @@ wait "$LOADD_PID" || status=$?
 	fail "the loader died: $(sql "select kind, message from events where load = 'w'")"
 (( $(sql "select max(errors) from loader_stats where load = 'w'") > 0 )) ||
 	fail "ENOSPC not counted as an error"
-leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true)
+leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' -e '^\.loadd-' || true)
 [[ -z "$leftover" ]] || fail "left in the work dir: $leftover"
 echo "ok: $(sql "select message from events where kind = 'enospc' limit 1")"

@@ -78,6 +78,6 @@ sql "select message from events where load = 'mem' and kind = 'oom-kill'" | grep
 first=$(sql "select min(t) from events where load = 'mem' and kind = 'oom-kill'")
 (( $(sql "select count(*) from samples where started_at > $first and failed = 0") >= 4 )) ||
 	fail "the probe stopped after the OOM kill"
-leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true)
+leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' -e '^\.loadd-' || true)
 [[ -z "$leftover" ]] || fail "left in the work dir: $leftover"
 echo "ok: $kills OOM kill(s), $(sql "select count(*) from events where load = 'mem' and kind = 'restart'") restart(s)"

@@ -94,6 +94,6 @@ assert set(seen) == {"mem", "wr", "wrsync", "rd", "rdkeep"}, seen
 assert all(v > 0 for vs in seen.values() for v in vs), seen
 PY
 
-leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true)
+leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' -e '^\.loadd-' || true)
 [[ -z "$leftover" ]] || fail "left in the work dir: $leftover"
 echo "ok: $(sql "select load || ' ' || max(bytes) from loader_stats group by load" | tr '\n' ' ')"

@@ -74,6 +74,6 @@ assert sorted(float(r["wall_ms"]) for r in rows) == sorted(float(d["wall_ms"]) f
 PY
 
 # Nothing of the run is left in the work dir but the probe's tree and the lock.
-leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' || true)
+leftover=$(ls -A "$WORK" | grep -v -e '^tree-' -e '^\.lock$' -e '^\.loadd-' || true)
 [[ -z "$leftover" ]] || fail "left in the work dir: $leftover"
 echo "ok: $n samples"

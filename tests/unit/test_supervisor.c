@@ -426,45 +426,6 @@ static void test_stop_of_frozen_group(void **state)
 	cpu_load_free(def);
 }
 
-static void write_file(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "x", 1), 1);
-	close(fd);
-}
-
-/* What a crashed run left is swept; what a symlink points to is not. */
-static void test_sweep(void **state)
-{
-	struct fixture *f = *state;
-	char path[256], outside[256], keep[256];
-
-	snprintf(outside, sizeof outside, "%s/outside", f->dir);
-	write_file(outside);
-	snprintf(keep, sizeof keep, "%s/tree-keep", f->workdir);
-	assert_int_equal(mkdir(keep, 0700), 0);
-	snprintf(path, sizeof path, "%s/load-old", f->workdir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof path, "%s/load-old/deep", f->workdir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof path, "%s/load-old/deep/file", f->workdir);
-	write_file(path);
-	snprintf(path, sizeof path, "%s/load-old/link", f->workdir);
-	assert_int_equal(symlink(f->dir, path), 0);
-	snprintf(path, sizeof path, "%s/cache-old", f->workdir);
-	assert_int_equal(mkdir(path, 0700), 0);
-
-	supervisor_sweep(f->workdir);
-	snprintf(path, sizeof path, "%s/load-old", f->workdir);
-	assert_gone(path);
-	snprintf(path, sizeof path, "%s/cache-old", f->workdir);
-	assert_gone(path);
-	assert_int_equal(access(outside, F_OK), 0);
-	assert_int_equal(access(keep, F_OK), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,7 +433,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_member_restarts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frozen_load_is_stalled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_of_frozen_group, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sweep, setup, teardown),
 	};
 
 	log_init("test_supervisor", 0);
