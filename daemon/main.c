@@ -62,7 +62,7 @@ static void usage(FILE *fp)
 		"  -c, --check              validate the profile, print the plan, run nothing\n"
 		"      --db PATH            database (default %s)\n"
 		"      --workdir DIR        work dir for the probe's tree and the loads' files\n"
-		"                           (default /var/tmp/loadd as root, else ~/.cache/loadd)\n"
+		"                           (default /var/lib/loadd/work as root, else ~/.cache/loadd)\n"
 		"      --socket PATH        control socket (default %s)\n"
 		"      --listen ADDR:PORT   also serve GET /metrics over TCP, e.g. 127.0.0.1:9184\n"
 		"      --daemon             detach from the terminal once the run has started\n"

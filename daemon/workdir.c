@@ -20,7 +20,7 @@
 #include "xalloc.h"
 
 /* Directories whose contents belong to the system: loadd never works in
- * them directly (a directory below them, like /var/tmp/loadd, is fine). */
+ * them directly (a directory below them, like /var/lib/loadd/work, is fine). */
 static bool is_system_dir(const char *path)
 {
 	static const char *const system_dirs[] = {
@@ -208,8 +208,8 @@ static int split_workdir(const char *dir, char **parent, char **name, char **err
 		abs[--len] = '\0';
 	slash = strrchr(abs, '/');
 	if (strcmp(abs, "/") == 0 || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0) {
-		*err = xasprintf("refusing to use %s as work dir: give a directory of its own, "
-				 "e.g. --workdir /var/lib/loadd/work", dir);
+		*err = xasprintf("refusing to use %s as work dir: it is a system directory; give "
+				 "a directory of its own, e.g. --workdir /var/lib/loadd/work", dir);
 		free(abs);
 		return -1;
 	}
