@@ -40,6 +40,7 @@ static const char style_sheet[] =
 	"dl.facts dt{font-weight:bold}dl.facts dd{margin:0}\n"
 	"figure{margin:1em 0;break-inside:avoid}figure svg{max-width:100%;height:auto}\n"
 	"figcaption{font-size:.9em;color:#444}\n"
+	"div.wide{overflow-x:auto}td.verdict{font-weight:bold}\n"
 	"p.missing{color:#a00}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
 	"@media print{body{max-width:none}h2{break-after:avoid}}\n";
 

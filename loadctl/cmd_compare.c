@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "compare_html.h"
 #include "loadctl.h"
 #include "json_build.h"
 #include "term_escape.h"
@@ -422,12 +423,11 @@ static json_t *json_only(const struct side *s, const struct side *other)
 	return names;
 }
 
-static int print_json(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
-		      size_t ncmp, bool same_tree)
+static json_t *build_json(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
+			  size_t ncmp, bool same_tree)
 {
 	json_t *root = json_object(), *phases = json_array();
 	size_t i;
-	int rc;
 
 	for (i = 0; i < ncmp; i++)
 		json_array_append_new(phases, json_phase_cmp(&cmp[i]));
@@ -440,7 +440,15 @@ static int print_json(const struct side *a, const struct side *b, const struct p
 	json_set(root, "phases", phases);
 	json_set(root, "only_in_a", json_only(a, b));
 	json_set(root, "only_in_b", json_only(b, a));
-	rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	return root;
+}
+
+static int print_json(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
+		      size_t ncmp, bool same_tree)
+{
+	json_t *root = build_json(a, b, cmp, ncmp, same_tree);
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+
 	json_decref(root);
 	if (rc == 0)
 		putchar('\n');
@@ -454,6 +462,7 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -462,6 +471,7 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 	struct phase_cmp *cmp = NULL;
 	size_t ncmp = 0, i, ib;
 	bool json = false, force = false, same_tree;
+	const char *html = NULL;
 	int opt, status = LOADCTL_ERROR;
 
 	while ((opt = getopt_long(argc, argv, "jfh", longopts, NULL)) != -1) {
@@ -472,6 +482,9 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 		case 'f':
 			force = true;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'h':
 			return loadctl_usage(self);
 		default:
@@ -481,6 +494,8 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 	if (argc - optind != 2)
 		return loadctl_usage_error(self, argc - optind < 2 ? "which two runs?"
 								     : "too many arguments");
+	if (json && html != NULL)
+		return loadctl_usage_error(self, "--json and --html exclude each other");
 	for (i = 0; i < 2; i++) {
 		const char *spec = argv[optind + i];
 
@@ -490,7 +505,7 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 							 "(see loadctl runs)", spec);
 		}
 	}
-	if (!json)
+	if (!json && html == NULL) /* a page is machine output, escaped as HTML */
 		term_guard_stdout();
 	if (side_load(&a) < 0 || side_load(&b) < 0)
 		goto out;
@@ -517,8 +532,15 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 	for (i = 0; i < a.rep.nphases; i++)
 		if (find_phase(&b, a.rep.phases[i].name, &ib) != NULL)
 			compare_phase(&a, i, &b, ib, &cmp[ncmp++]);
-	if ((json ? print_json : print_text)(&a, &b, cmp, ncmp, same_tree) == 0)
+	if (html != NULL) {
+		json_t *root = build_json(&a, &b, cmp, ncmp, same_tree);
+
+		if (compare_html(html, root) == 0)
+			status = LOADCTL_OK;
+		json_decref(root);
+	} else if ((json ? print_json : print_text)(&a, &b, cmp, ncmp, same_tree) == 0) {
 		status = LOADCTL_OK;
+	}
 	for (i = 0; i < ncmp; i++)
 		free(cmp[i].note);
 	free(cmp);
@@ -530,7 +552,7 @@ out:
 
 const struct loadctl_cmd cmd_compare_entry = {
 	.name = "compare",
-	.args = "A B [--json] [--force]",
+	.args = "A B [--json] [--force] [--html FILE]",
 	.summary = "two runs (RUN or DB:RUN) side by side, phase by phase",
 	.exec = cmd_compare_exec,
 };

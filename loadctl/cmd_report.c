@@ -67,7 +67,7 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 	if (optind < argc && loadctl_parse_run(argv[optind], &run_id) < 0)
 		return loadctl_usage_error(self, "'%s' is not a run id (see loadctl runs)",
 					   argv[optind]);
-	if (!json)
+	if (!json && html == NULL) /* a page is machine output, escaped as HTML */
 		term_guard_stdout();
 	if ((db = loadctl_open_db(lc)) == NULL)
 		return LOADCTL_ERROR;

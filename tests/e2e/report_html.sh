@@ -49,22 +49,29 @@ cmp -s "$T/r.html" "$T/stdout.html" || fail "the page to stdout differs from the
 	fail "the page refers outside itself or runs a script"
 grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/r.html" || fail "host not escaped"
 
-# Chromium as root needs --no-sandbox; the proxy on a closed port stops any
-# fetch that would get past the page's policy.
-"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$T/chromium" --proxy-server=127.0.0.1:9 \
-	--enable-logging=stderr --v=0 --window-size=1200,4000 \
-	--dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/chromium.err" &
-CHROME_PID=$!
-STARTED_PIDS+=("$CHROME_PID")
-for ((i = 0; i < 600; i++)); do
-	kill -0 "$CHROME_PID" 2>/dev/null || break
-	sleep 0.1
-done
-wait "$CHROME_PID" || fail "chromium failed: $(tail -5 "$T/chromium.err")"
-[[ -s "$T/dom.html" ]] || fail "chromium dumped no DOM: $(tail -5 "$T/chromium.err")"
-! grep -F 'CONSOLE' "$T/chromium.err" || fail "the console was not silent"
+# Renders page $1 to the DOM in $2: Chromium as root needs --no-sandbox; the
+# proxy on a closed port stops any fetch that would get past the page's
+# policy. The console must stay silent: the page has no script, so anything
+# there is a blocked fetch, a policy violation or a parse error.
+render() {
+	local page=$1 dom=$2 pid i
+	rm -rf "$T/chromium"
+	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium" --proxy-server=127.0.0.1:9 \
+		--enable-logging=stderr --v=0 --window-size=1200,4000 \
+		--dump-dom "file://$page" >"$dom" 2>"$T/chromium.err" &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$pid" || fail "chromium failed on $page: $(tail -5 "$T/chromium.err")"
+	[[ -s "$dom" ]] || fail "chromium dumped no DOM of $page: $(tail -5 "$T/chromium.err")"
+	! grep -F 'CONSOLE' "$T/chromium.err" || fail "the console was not silent on $page"
+}
+render "$T/r.html" "$T/dom.html"
 
 count() { grep -oE "$1" "$T/dom.html" | wc -l; }
 for fig in distribution ecdf histogram timeline; do
@@ -97,4 +104,20 @@ set +e
 "$LOADCTL" --db "$DB" report --json --html - >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "--json with --html is a usage error"
 set -e
-echo "report_html: ok ($jobs jobs drawn)"
+
+# compare --html: a second run beside the first, both runs' dots drawn.
+run_loadd --profile "$tiny" >/dev/null 2>"$T/loadd.err" || fail "second loadd run: $(cat "$T/loadd.err")"
+jobs2=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
+             WHERE p.valid = 1 AND s.failed = 0 AND s.wall_ms > 0 AND p.run_id = 2")
+"$LOADCTL" --db "$DB" compare 2 1 --html "$T/c.html" 2>"$T/err" || fail "compare --html: $(cat "$T/err")"
+render "$T/c.html" "$T/cdom.html"
+grep -q '<figure id="fig-compare-"><svg' <(tr -d '\n' <"$T/cdom.html") || fail "compare: no figure"
+cdots=$(grep -oE 'href="#fig-compare-gpPt6"[^>]*transform=' "$T/cdom.html" | wc -l)
+# phases named alike in both runs are drawn: none in both, cpu only in run 2
+both=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
+            WHERE p.valid = 1 AND s.failed = 0 AND s.wall_ms > 0 AND (p.run_id = 2 OR p.name = 'none')")
+[[ $cdots -eq $both ]] || fail "the comparison has $cdots dots for $both jobs"
+grep -qF '<td class="l verdict">' "$T/cdom.html" || fail "compare: no verdict column"
+grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/cdom.html" || fail "compare: host not shown as text"
+[[ $(grep -c '<script' "$T/cdom.html") -eq 0 ]] || fail "compare: a string became markup"
+echo "report_html: ok ($jobs and $jobs2 jobs drawn)"
