@@ -3,7 +3,9 @@
  * resident, then memcpy one half onto the other, over and over (a pass
  * each way in turn). With the
  * paper's size, ram+swap-64M, the OOM killer is expected to take it; the
- * supervisor restarts it after a back-off. */
+ * supervisor restarts it after a back-off. In pressure mode (pressure > 0)
+ * the resident set follows memory_pressure.c's controller instead of a
+ * fixed size, inside a memory cgroup of its own (memory_cgroup.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,25 +15,76 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "loader.h"
 #include "loader_file.h"
+#include "memory_cgroup.h"
+#include "memory_pressure.h"
 #include "parse.h"
 #include "procfs.h"
+#include "timeutil.h"
 
 #define CHUNK (1ULL << 20)
 /* The most one memcpy call copies (see memory_run). */
 #define COPY_SPAN (512ULL << 20)
 
+/* How often pressure mode reads PSI and MemAvailable and adjusts: twice a
+ * second, so that the fine steps end within a phase's settle. */
+#define PRESSURE_TICK_NS (500 * 1000 * 1000LL)
+
 struct memory_config {
 	struct size_spec size;
+	double pressure;       /* PSI memory some to reach, %; 0: off */
+	struct size_spec floor;
+	struct size_spec step;
+	bool cgroup;
 };
+
+/* "10%" (of the time); "off" or "0" is 0. */
+static int parse_pressure(const char *value, void *dst, const char **err)
+{
+	double *pct = dst;
+	char *end;
+
+	if (strcmp(value, "off") == 0) {
+		*pct = 0;
+		return 0;
+	}
+	*pct = strtod(value, &end);
+	if (end == value || (*end != '%' && *end != '\0') || (*end == '%' && end[1] != '\0')) {
+		*err = "expected a percentage such as 10%, or off";
+		return -1;
+	}
+	if (!(*pct >= 0 && *pct <= 100)) {
+		*err = "out of range (0%..100%)";
+		return -1;
+	}
+	return 0;
+}
 
 static const struct option_def memory_options[] = {
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct memory_config, size),
 	  .def = "50%", .min = 2 * CHUNK, .max = LLONG_MAX,
-	  .help = "memory to fill and copy: 2G, 60% of RAM, or a formula of ram and swap; "
-		  "ram+swap-64M is the paper's (expect OOM kills)" },
+	  .help = "memory to fill and copy: 2G, 60% of RAM, or a formula of ram, swap and "
+		  "available (MemAvailable at start): available-512M; ram+swap-64M is the "
+		  "paper's (expect OOM kills). Not used in pressure mode" },
+	{ .key = "pressure", .type = OPT_CUSTOM, .offset = offsetof(struct memory_config, pressure),
+	  .def = "off", .parse = parse_pressure,
+	  .help = "pressure mode: grow the resident set until PSI memory some reaches this share "
+		  "of the time (e.g. 10%) or MemAvailable falls to floor, then hold there" },
+	{ .key = "floor", .type = OPT_SIZE, .offset = offsetof(struct memory_config, floor),
+	  .def = "256M",
+	  .help = "pressure mode: MemAvailable (or the cgroup's room) never taken below this" },
+	{ .key = "step", .type = OPT_SIZE, .offset = offsetof(struct memory_config, step),
+	  .def = "32M", .min = 2 * CHUNK, .max = LLONG_MAX,
+	  .help = "pressure mode: the fine step up or down, twice a second, after a quick fill to "
+		  "a margin of 4 steps above the floor" },
+	{ .key = "cgroup", .type = OPT_BOOL, .offset = offsetof(struct memory_config, cgroup),
+	  .def = "yes",
+	  .help = "pressure mode: run in a memory cgroup of its own whose limit keeps the floor "
+		  "(needs write access to the cgroup loadd runs in)" },
 	{ .key = NULL },
 };
 
@@ -50,12 +103,25 @@ static int memory_check(const void *config, const struct load_def *def, const ch
 	struct meminfo mi;
 	char spec[64], bytes[32], ram[32], swap[32];
 
+	if (cfg->pressure > 0) {
+		for (size_t i = 0; i < def->nkv; i++) {
+			if (strcmp(def->kvs[i].key, "size") == 0) {
+				fprintf(errs, "%s:%d: size: not used with pressure = %g%%: the "
+					"pressure sets the size\n", file, def->kvs[i].line,
+					cfg->pressure);
+				return 1;
+			}
+		}
+		return 0;
+	}
 	if (cfg->size.kind == SIZE_BYTES || procfs_read_meminfo(&mi) < 0)
 		return 0;
-	if (memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total)) >= 2)
+	if (memory_chunks(size_resolve_now(&cfg->size, mi.mem_total, mi.swap_total,
+					   mi.mem_available)) >= 2)
 		return 0;
 	size_format(&cfg->size, spec, sizeof spec);
-	format_bytes(size_resolve(&cfg->size, mi.mem_total, mi.swap_total), bytes, sizeof bytes);
+	format_bytes(size_resolve_now(&cfg->size, mi.mem_total, mi.swap_total, mi.mem_available),
+		     bytes, sizeof bytes);
 	format_bytes(mi.mem_total, ram, sizeof ram);
 	format_bytes(mi.swap_total, swap, sizeof swap);
 	fprintf(errs, "%s:%d: size: %s comes to %s on this machine (RAM %s, swap %s); a memory "
@@ -70,12 +136,19 @@ static void memory_describe(const void *config, char *buf, size_t len)
 	struct meminfo mi;
 	char spec[64], bytes[32];
 
+	if (cfg->pressure > 0) {
+		size_format(&cfg->floor, bytes, sizeof bytes);
+		snprintf(buf, len, "pressure mode: grows until PSI memory some reaches %g%% or "
+			 "MemAvailable falls to %s, copied half to half", cfg->pressure, bytes);
+		return;
+	}
 	size_format(&cfg->size, spec, sizeof spec);
 	if (cfg->size.kind == SIZE_BYTES || procfs_read_meminfo(&mi) < 0) {
 		snprintf(buf, len, "%s in 1 MiB chunks, copied half to half", spec);
 		return;
 	}
-	format_bytes(size_resolve(&cfg->size, mi.mem_total, mi.swap_total), bytes, sizeof bytes);
+	format_bytes(size_resolve_now(&cfg->size, mi.mem_total, mi.swap_total, mi.mem_available),
+		     bytes, sizeof bytes);
 	snprintf(buf, len, "%s (%s here) in 1 MiB chunks, copied half to half", spec, bytes);
 }
 
@@ -159,6 +232,217 @@ static bool memory_fill_pair(char *const half[2], uint64_t k)
 	return true;
 }
 
+/* ---- pressure mode ---- */
+
+struct pressure_run {
+	const struct loader_ctx *ctx;
+	struct pressure_goal goal;
+	struct memory_cgroup cg;
+	bool in_cgroup;
+	char *half[2];
+	uint64_t max_pairs;    /* address space reserved per half, in chunks */
+	uint64_t pairs;        /* chunks resident per half */
+	struct psi_totals psi;
+	int64_t psi_ns;
+	enum pressure_move last_move;
+};
+
+/* MemAvailable, or the room the enclosing cgroup leaves when that is less. */
+static uint64_t available_now(const struct pressure_run *pr, const struct meminfo *mi)
+{
+	uint64_t room;
+
+	if (pr->cg.version != 0 && memory_cgroup_room(&pr->cg, &room) && room < mi->mem_available)
+		return room;
+	return mi->mem_available;
+}
+
+/* PSI memory some over the time since the last reading, in %. */
+static double psi_since(struct pressure_run *pr)
+{
+	struct psi_totals now;
+	int64_t t = mono_ns();
+	double pct = 0;
+
+	if (procfs_read_psi("memory", &now) < 0)
+		return 0;
+	if (pr->psi_ns > 0 && t > pr->psi_ns)
+		pct = 100.0 * (double)(now.some_us - pr->psi.some_us) * 1000.0 /
+		      (double)(t - pr->psi_ns);
+	pr->psi = now;
+	pr->psi_ns = t;
+	return pct;
+}
+
+/* Fills or gives back pairs of chunks until pairs * 2 chunks are resident. */
+static void pressure_resize(struct pressure_run *pr, uint64_t want_pairs)
+{
+	if (want_pairs > pr->max_pairs)
+		want_pairs = pr->max_pairs;
+	while (pr->pairs < want_pairs && !loader_stopping()) {
+		if (!memory_fill_pair(pr->half, pr->pairs))
+			break;
+		pr->pairs++;
+		loader_progress(pr->ctx->shm, 0, 0, 2);
+	}
+	while (pr->pairs > want_pairs) {
+		pr->pairs--;
+		for (int h = 0; h < 2; h++)
+			mmap(pr->half[h] + pr->pairs * CHUNK, CHUNK, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	}
+}
+
+/* One reading and one move of the controller; an event when the move changes. */
+static void pressure_tick(struct pressure_run *pr)
+{
+	struct pressure_reading now = { .psi_some_pct = psi_since(pr) };
+	struct meminfo mi;
+	enum pressure_move move;
+	uint64_t want, resident = 2 * pr->pairs * CHUNK;
+
+	if (procfs_read_meminfo(&mi) < 0)
+		return;
+	now.available = available_now(pr, &mi);
+	want = pressure_next(&pr->goal, resident, &now, &move);
+	pressure_resize(pr, want / CHUNK / 2);
+	if (move != pr->last_move) {
+		char res[32], avail[32];
+
+		format_bytes(2 * pr->pairs * CHUNK, res, sizeof res);
+		format_bytes(now.available, avail, sizeof avail);
+		loader_event(pr->ctx, "info", "pressure: %s to %s resident; PSI memory some %.1f%%, "
+			     "available %s", pressure_move_name(move), res, now.psi_some_pct, avail);
+		pr->last_move = move;
+	}
+}
+
+/* Leaves the floor to the rest of the machine even if the controller erred:
+ * the cgroup's max is what is above the floor now, its high a step below. */
+static void pressure_enter_cgroup(struct pressure_run *pr, const struct memory_config *cfg,
+				  uint64_t avail)
+{
+	char why[PATH_MAX + 128], name[32];
+	uint64_t max = avail - pr->goal.floor, high = max - pr->goal.step;
+
+	/* whole pairs of chunks, so that a load at its cap holds */
+	pr->goal.cap = high / (2 * CHUNK) * (2 * CHUNK);
+	if (!cfg->cgroup)
+		return;
+	if (!memory_cgroup_find(&pr->cg)) {
+		loader_event(pr->ctx, "info", "pressure: no memory cgroup controller; the floor is "
+			     "kept by the controller alone, and oom_score_adj 1000 makes this load "
+			     "the OOM killer's first choice");
+		return;
+	}
+	snprintf(name, sizeof name, "%d", (int)getpid());
+	if (memory_cgroup_enter(&pr->cg, name, high, max, why, sizeof why) < 0) {
+		loader_event(pr->ctx, "info", "pressure: no cgroup of its own (%s); the floor is "
+			     "kept by the controller alone, and oom_score_adj 1000 makes this load "
+			     "the OOM killer's first choice", why);
+		return;
+	}
+	pr->in_cgroup = true;
+	{
+		char h[32], m[32];
+
+		format_bytes(high, h, sizeof h);
+		format_bytes(max, m, sizeof m);
+		loader_event(pr->ctx, "info", "pressure: in cgroup v%d %s, %s %s, %s %s",
+			     pr->cg.version, pr->cg.dir,
+			     pr->cg.version == 2 ? "memory.high" : "soft limit", h,
+			     pr->cg.version == 2 ? "memory.max" : "limit", m);
+	}
+}
+
+/* Copies the resident halves onto each other, span by span, with a tick of
+ * the controller once a second; a resize starts the pass over. */
+static void pressure_copy(struct pressure_run *pr)
+{
+	int64_t next_tick = mono_ns() + PRESSURE_TICK_NS;
+	int dir = 0;
+
+	while (!loader_stopping()) {
+		uint64_t bytes = pr->pairs * CHUNK, off = 0, before = pr->pairs;
+
+		while (off < bytes && !loader_stopping() && pr->pairs == before) {
+			uint64_t n = bytes - off < COPY_SPAN / 8 ? bytes - off : COPY_SPAN / 8;
+
+			memcpy(pr->half[dir ^ 1] + off, pr->half[dir] + off, n);
+			off += n;
+			loader_progress(pr->ctx->shm, 0, n, 0);
+			if (mono_ns() >= next_tick) {
+				pressure_tick(pr);
+				next_tick = mono_ns() + PRESSURE_TICK_NS;
+			}
+		}
+		if (bytes == 0) {
+			const struct timespec pause = { .tv_nsec = 100 * 1000 * 1000 };
+
+			nanosleep(&pause, NULL);
+			if (mono_ns() >= next_tick) {
+				pressure_tick(pr);
+				next_tick = mono_ns() + PRESSURE_TICK_NS;
+			}
+			continue;
+		}
+		if (off >= bytes) {
+			loader_progress(pr->ctx->shm, 1, 0, 0);
+			dir ^= 1;
+		}
+	}
+}
+
+static int memory_run_pressure(const struct loader_ctx *ctx, const struct meminfo *mi)
+{
+	const struct memory_config *cfg = ctx->config;
+	struct pressure_run pr = { .ctx = ctx, .last_move = (enum pressure_move)-1 };
+	uint64_t avail;
+
+	pr.goal.psi_pct = cfg->pressure;
+	pr.goal.floor = size_resolve_now(&cfg->floor, mi->mem_total, mi->swap_total,
+					 mi->mem_available);
+	pr.goal.step = size_resolve_now(&cfg->step, mi->mem_total, mi->swap_total,
+					mi->mem_available);
+	pr.goal.margin = 4 * pr.goal.step;
+	pr.goal.unit = 2 * CHUNK;
+	memory_cgroup_find(&pr.cg);
+	avail = available_now(&pr, mi);
+	if (avail <= pr.goal.floor + 2 * pr.goal.step) {
+		char a[32], f[32];
+
+		format_bytes(avail, a, sizeof a);
+		format_bytes(pr.goal.floor, f, sizeof f);
+		loader_event(ctx, "error", "pressure: only %s available, nothing to take above the "
+			     "floor of %s", a, f);
+		return 1;
+	}
+	pressure_enter_cgroup(&pr, cfg, avail);
+	/* Address space for all of RAM, so the set can follow a machine that
+	 * frees memory later; PROT_NONE and MAP_NORESERVE commit nothing. */
+	pr.max_pairs = memory_chunks(mi->mem_total) / 2;
+	for (int h = 0; h < 2; h++) {
+		pr.half[h] = mmap(NULL, pr.max_pairs * CHUNK, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (pr.half[h] == MAP_FAILED) {
+			loader_event(ctx, "error", "cannot reserve address space: %s",
+				     strerror(errno));
+			if (h == 1)
+				munmap(pr.half[0], pr.max_pairs * CHUNK);
+			memory_cgroup_leave(&pr.cg);
+			return 1;
+		}
+	}
+	psi_since(&pr);
+	pressure_tick(&pr);
+	pressure_copy(&pr);
+	munmap(pr.half[0], pr.max_pairs * CHUNK);
+	munmap(pr.half[1], pr.max_pairs * CHUNK);
+	if (pr.in_cgroup)
+		memory_cgroup_leave(&pr.cg);
+	return 0;
+}
+
 static int memory_run(const struct loader_ctx *ctx)
 {
 	const struct memory_config *cfg = ctx->config;
@@ -171,7 +455,10 @@ static int memory_run(const struct loader_ctx *ctx)
 		loader_event(ctx, "error", "cannot read /proc/meminfo: %s", strerror(errno));
 		return 1;
 	}
-	pairs = memory_chunks(size_resolve(&cfg->size, mi.mem_total, mi.swap_total)) / 2;
+	if (cfg->pressure > 0)
+		return memory_run_pressure(ctx, &mi);
+	pairs = memory_chunks(size_resolve_now(&cfg->size, mi.mem_total, mi.swap_total,
+					       mi.mem_available)) / 2;
 	memory_announce(ctx, cfg, &mi, 2 * pairs * CHUNK);
 	if (pairs == 0) {
 		loader_event(ctx, "error", "size comes to less than 2 MiB on this machine");

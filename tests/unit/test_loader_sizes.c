@@ -154,6 +154,13 @@ static void test_invalid_sizes(void **state)
 		{ { "memory", { { "size", "ram+swap-100T" } } }, "t.conf:11:", "at least 2 MiB" },
 		{ { "memory", { { "sise", "2G" } } }, "t.conf:11:", "did you mean 'size'" },
 		{ { "memory", { { "size", "2G" }, { "size", "3G" } } }, "t.conf:12:", "duplicate" },
+		/* pressure mode sets the size itself */
+		{ { "memory", { { "pressure", "10%" }, { "size", "2G" } } }, "t.conf:12:",
+		  "not used with pressure" },
+		{ { "memory", { { "pressure", "120%" } } }, "t.conf:11:", "0%..100%" },
+		{ { "memory", { { "pressure", "lots" } } }, "t.conf:11:", "such as 10%" },
+		{ { "memory", { { "pressure", "10%" }, { "step", "1M" } } }, "t.conf:12:",
+		  "out of range" },
 		{ { "write", { { "block", "1K" } } }, "t.conf:11:", "out of range" },
 		{ { "write", { { "block", "128M" } } }, "t.conf:11:", "out of range" },
 		{ { "write", { { "size", "1K" } } }, "t.conf:11:", "out of range" },

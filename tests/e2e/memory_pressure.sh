@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The memory load's pressure mode, bounded: loadd runs inside a memory cgroup
+# of 1 GiB (cgroup v1 here, v2 where it has the memory controller) with a
+# pressure-mode load, floor 128M. The load must fill quickly, then step up
+# and hold at the floor (or the PSI target) within the settle, in a cgroup of
+# its own below loadd's; nothing may be OOM-killed (not loadd, not the probe,
+# not the load), the probe's jobs all succeed, and the load's cgroup is gone
+# at the end.
+source "$(dirname "$0")/lib.sh"
+
+need_root
+if [[ -e /sys/fs/cgroup/cgroup.controllers ]] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+	CGROOT=/sys/fs/cgroup LIMIT=memory.max OOMS=memory.events
+else
+	CGROOT=/sys/fs/cgroup/memory LIMIT=memory.limit_in_bytes OOMS=memory.oom_control
+fi
+[[ -w $CGROOT/cgroup.procs && -e $CGROOT/$LIMIT ]] || skip "no writable memory cgroup at $CGROOT"
+CGD="$CGROOT/loadd-e2e-pressure-$$"
+mkdir "$CGD" 2>"$T/cg.err" || skip "cannot create a memory cgroup: $(cat "$T/cg.err")"
+[[ $CGROOT == /sys/fs/cgroup ]] && echo +memory >"$CGROOT/cgroup.subtree_control" 2>/dev/null
+
+leave_cgroup() {
+	local pid d
+	for pid in "${STARTED_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	for d in "$CGD"/loadd-memory-* "$CGD"; do
+		[[ -d $d ]] || continue
+		for pid in $(cat "$d/cgroup.procs" 2>/dev/null); do
+			echo "$pid" >"$CGROOT/cgroup.procs" 2>/dev/null || true
+		done
+		rmdir "$d" 2>/dev/null || true
+	done
+	cleanup
+}
+trap leave_cgroup EXIT
+
+echo 1G >"$CGD/$LIMIT" 2>"$T/cg.err" || skip "the memory cgroup refuses a limit: $(cat "$T/cg.err")"
+
+prof=$(profile pressure <<'EOF2'
+[run]
+settle = 8s
+[probe]
+every = 250ms
+tree = depth=2 fanout=3 files=4
+[phase memory]
+duration = 6s
+loads = mem
+[load mem]
+type = memory
+pressure = 10%
+floor = 128M
+step = 16M
+EOF2
+)
+(echo "$BASHPID" >"$CGD/cgroup.procs" &&
+	exec timeout 120 "$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" --profile "$prof") \
+	>"$T/out" 2>"$T/loadd.err" &
+LOADD_PID=$!
+STARTED_PIDS+=("$LOADD_PID")
+status=0
+wait "$LOADD_PID" || status=$?
+[[ $status == 0 ]] || fail "loadd exited $status: $(cat "$T/loadd.err")"
+[[ $(sql "select status from runs") == complete ]] || fail "run not complete"
+
+events() {
+	sql "select printf('%.3f', t) || ' ' || kind || ': ' || message from events where load = 'mem' order by t"
+}
+info() { sql "select message from events where load = 'mem' and kind = 'info'"; }
+
+info | grep -q "^pressure: in cgroup v[12] $CGD/loadd-memory-" ||
+	fail "the load did not run in a cgroup of its own below loadd's: $(events)"
+info | grep -q "^pressure: fill to" || fail "no quick fill: $(events)"
+# At the floor or the target before the probe window opened.
+held=$(sql "select min(t) from events where load = 'mem' and kind = 'info' and message like 'pressure: hold%'")
+[[ -n $held ]] || fail "never reached the floor or the target: $(events)"
+start=$(sql "select probe_start from phases where name = 'memory'")
+awk -v h="$held" -v s="$start" 'BEGIN { exit !(h <= s) }' ||
+	fail "held only after the probe window opened: $(events)"
+(( $(sql "select count(*) from events where kind in ('oom-kill', 'restart', 'exit')") == 0 )) ||
+	fail "a kill or restart: $(events)"
+if [[ $OOMS == memory.oom_control ]]; then
+	grep -q "^oom_kill 0" "$CGD/$OOMS" || fail "OOM kills in the test's cgroup: $(cat "$CGD/$OOMS")"
+else
+	grep -q "^oom_kill 0" "$CGD/$OOMS" || fail "OOM kills in the test's cgroup: $(cat "$CGD/$OOMS")"
+fi
+(( $(sql "select count(*) from samples where failed != 0") == 0 )) || fail "a probe job failed"
+(( $(sql "select count(*) from samples") >= 10 )) || fail "too few probe jobs"
+ls -d "$CGD"/loadd-memory-* 2>/dev/null && fail "the load's cgroup was left behind"
+echo "ok: $(info | tr '\n' ';')"
