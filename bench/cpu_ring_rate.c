@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cpu-ring-rate: runs the cpu loader alone, as loadd would start it (its own
  * process group, a shared counter page, the stop handler), and prints how
  * many token passes and trips it made per second over a fixed time. No probe

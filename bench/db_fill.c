@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* db-fill: writes a database of N probe samples with loadd's own storage
  * code (db.c), shaped like real runs: runs of the desktop profile's nine
  * phases over three rounds, one sample a second, figures that vary as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* db-insert-latency: how long loadd takes to store one probe sample. Opens
  * a database with loadd's own storage code (db.c: WAL, synchronous =
  * NORMAL), records a run and a phase, then times each db_sample_insert on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers of the bench scripts (sourced, not run). Each script sets
 # bench_name before sourcing. Figures are printed for people; each final
 # figure also goes out as one tab-separated line that bench/run-all gathers:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loader-rate: runs one loader alone, as loadd would start it (its own
  * process group, a shared counter page, the stop handler, a scratch dir and
  * a cache dir), and times whole cycles of it: a memory pass, a file written

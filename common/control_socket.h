@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Where loadd's control socket lives, one rule for the daemon and its
  * clients: /run/loadd/loadd.sock as root, $XDG_RUNTIME_DIR/loadd.sock
  * otherwise, and <work dir>/loadd.sock when XDG_RUNTIME_DIR is unset. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* RFC 4180 output: fields separated by commas, records by CRLF, a field
  * quoted when it holds a comma, quote, CR or LF, with quotes doubled.
  * Doubles are written with the fewest digits (15, else 17) that read back as

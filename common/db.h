@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* All SQL lives here. loadd writes; loadtop and loadctl read. Statements are
  * prepared once and reused; every SQLite error is logged with its place and
  * sqlite3_errmsg(). Schema changes are migrations keyed on PRAGMA user_version. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The figures of a run, as gnuplot scripts: the job's time per phase (box
  * and points, the baseline beside), its ECDFs and log-x histograms, and a
  * timeline of the whole run (job times, PSI, the loads' throughput, with

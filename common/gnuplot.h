@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Drawing figures with gnuplot: a script goes in, an SVG or PNG comes out.
  * The script holds its data inline (datablocks), so nothing is written to
  * disk; gnuplot's output for the same script is the same bytes. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Writing HTML pages that are safe to open: every string from a database or
  * a profile goes through html_text(), and a page allows no script and no
  * network fetch (its Content-Security-Policy says so). */

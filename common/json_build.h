@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Helpers for building JSON documents with jansson: a figure that does not
  * exist is null, never 0, and running out of memory is fatal. */
 #ifndef LOADD_JSON_BUILD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Logging to stderr (or a log file once daemonised). Debug messages cost one
  * branch when debug output is off. */
 #ifndef LOADD_LOG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Options as data (the fio way): one table per profile section or loader
  * gives each key's type, where it is stored, its default, range and help. The
  * same table validates a profile section and documents it (--list-loaders,

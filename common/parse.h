@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Parsing of the value types a profile uses: durations, sizes, numbers. Each
  * parser returns 0 on success, or -1 with *err set to a static message that
  * completes "invalid X: ..." (no file:line; the caller adds it). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Where loadd keeps things, and making the directories on the way there. */
 #ifndef LOADD_PATHS_H
 #define LOADD_PATHS_H

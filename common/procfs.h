@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Readers for /proc and the host's facts. Each file is read with one read()
  * into a stack buffer and parsed without allocation. */
 #ifndef LOADD_PROCFS_H

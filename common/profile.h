@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Profiles: INI files that say which loads to run, in which phases, and how
  * the probe times its job. A profile is validated whole before anything
  * starts; problems are reported as "file:line: message". */

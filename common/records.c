@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The column table of every record: what each figure is called in the
  * database and the outputs, where it lives in its struct, its unit and the
  * schema version that added it. See records.h for how to add one. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The figures loadd records, as they travel from the probe, the samplers and
  * the supervisor to the database, and the column table of each: every record
  * is declared once, here and in records.c, and the database layer, the CSV

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The report of a run, computed from the database alone: one struct of
  * figures per phase name (its rounds pooled), rendered as aligned text
  * tables (loadctl report, and loadd at the end of a run) or as JSON. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The report of a run as one self-contained HTML page: the text report's
  * header and tables, and its figures drawn by gnuplot as inline SVG. */
 #ifndef LOADD_REPORT_HTML_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Statistics for the report: order statistics of a sample set, and a
  * running mean/variance (Welford) for live views. */
 #ifndef LOADD_STATS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Text tables for the report and loadctl: every column as wide as its widest
  * cell, two blanks apart, and the cell formatters they share so that the same
  * figure reads the same everywhere. */

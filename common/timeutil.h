@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Clocks: CLOCK_MONOTONIC for every interval, wall time only for stamps. */
 #ifndef LOADD_TIMEUTIL_H
 #define LOADD_TIMEUTIL_H

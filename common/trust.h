@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* What loadd may trust: files it reads as instructions (profiles, dbench
  * loadfiles) and directories it creates files in (database, socket, log,
  * pid file) must be out of reach of anyone but root, the user running loadd

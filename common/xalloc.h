@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Allocation helpers that never return NULL: running out of memory in the
  * supervisor is a broken invariant, so they exit with a message instead. */
 #ifndef LOADD_XALLOC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The control API's sockets and HTTP side. Requests are served by evhttp in
  * the run's own event loop, each connection asynchronously, with bounded
  * headers, bodies and time, so no client can hold up the loop or the

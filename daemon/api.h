@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The control API: HTTP served by loadd's own event loop (libevent evhttp)
  * on a Unix socket, with JSON bodies, and optionally a read-only TCP
  * listener for Prometheus. Routes (API version 1):

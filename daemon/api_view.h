@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The run as the control API sees it, and the documents made from it: the
  * status and runs JSON (json_status.c) and the Prometheus text (metrics.c).
  * Kept apart from the HTTP side so the renderers can be tested on their own. */

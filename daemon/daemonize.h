@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Running as a service. loadd stays in the foreground by default (as systemd
  * runs it); --daemon detaches it the classic way (double fork, setsid), with
  * one difference: the process started from the terminal waits until the

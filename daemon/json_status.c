@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The JSON documents of the control API, built with jansson. */
 #include "api_view.h"
 

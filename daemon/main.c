@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadd: the supervisor. Reads a profile, prepares its work dir, runs the
  * phases with their loads while the probe times its job, stores everything
  * in SQLite and prints the report at the end. */

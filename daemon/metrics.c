@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* GET /metrics: the Prometheus text exposition format, version 0.0.4. Every
  * family has HELP and TYPE lines; counters end in _total; label values are
  * escaped; a figure the machine does not have (PSI on old kernels) is left

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* One run of a profile: the phase list, round after round, each phase
  * starting its loads, settling, then probing; everything stored as it comes. */
 #ifndef LOADD_RUN_H

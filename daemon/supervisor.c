@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The supervisor: every load is a child process tree in its own process
  * group, with the parent-death signal and oom_score_adj = 1000. Once a second
  * it reads each load's counters (shared memory) and CPU time (/proc), records

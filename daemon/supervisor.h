@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The supervisor: starts each load as its own process tree, watches it once
  * a second (counters, CPU time, stalls, deaths), restarts it with back-off,
  * records everything, and stops it so that nothing is left behind. */

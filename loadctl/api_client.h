@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl's side of the control API: HTTP over loadd's Unix socket, with
  * libcurl. */
 #ifndef LOADCTL_API_CLIENT_H

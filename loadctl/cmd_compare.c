@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl compare: two runs side by side, phase by phase: the change of the
  * job's median time, each run's own Ratio, and whether the jobs of one run
  * tend to take longer than those of the other (Mann-Whitney U). */

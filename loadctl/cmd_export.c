@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl export: every sample of a run (or of all runs) as CSV or JSON,
  * one row per probe job, streamed from one query so that a million samples
  * take seconds and little memory. A file is written as FILE.tmp and renamed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl plot: one figure of a run as an SVG or PNG file, for papers and
  * issue trackers; the same figures `report --html` puts in its page. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl report: the per-phase report of a run, as text, JSON or an HTML
  * page with figures. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl runs: every run in the database, newest first. */
 #include <getopt.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl status: what the running loadd is doing, from GET /v1/status: the
  * run, its phase, each load's counters, the latest jobs, the system. */
 #include <getopt.h>

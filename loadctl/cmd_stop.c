@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl stop: asks the running loadd to end its run (POST /v1/stop) and
  * returns once it has: the run is kept as 'aborted' with every sample taken
  * so far. loadd removes its socket only after it has recorded the run's

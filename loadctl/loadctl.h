@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl: one const struct per command, each in its own cmd_*.c, gathered
  * in one table in main.c. A new command is a new file and a table entry. */
 #ifndef LOADCTL_H

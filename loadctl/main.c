@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl: the command line of loadd. Global options, then a command from
  * the table below. */
 #include <getopt.h>

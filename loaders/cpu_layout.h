@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* How the cpu load's members and tokens are split into rings. A pure token
  * ring is wake-up bound: every pass wakes the next member, and a wake-up on
  * another CPU costs ~10x one on the same CPU, so a ring spread over the CPUs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The loader interface's shared half: finding and validating loaders, the
  * start-up check of the table, --list-loaders, and the helpers every loader
  * uses in its own processes (progress, events, stopping, children, cleanup). */

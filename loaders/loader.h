@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The loader interface. Every loader is one `const struct loader_ops` in its
  * own file (loader_cpu.c exports loader_cpu_ops), listed in loader_table[]. Its
  * options table both validates a profile's [load NAME] section and documents

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The cpu loader: lmbench lat_ctx's dual-pipe ring. procs members, processes
  * or threads, each read a token from the pipe before it and write it to the
  * pipe after it, so every token pass is one context switch. tokens of them

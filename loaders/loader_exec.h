@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Loaders that run an external program (dbench, tar): find it on PATH the
  * way the profile check does, start it as a loader child, read its output
  * line by line, and stop it the way fio's exec engine does. */

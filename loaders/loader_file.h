@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* What the read and write loaders share: how big a file may be on its
  * filesystem, writing a file block by block with ENOSPC told apart from other
  * failures, and sleeping in a way that a stop request cuts short. */

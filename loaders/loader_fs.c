@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The fs loader: dbench with `clients` clients in the load's scratch dir,
  * `runtime` seconds a run, run after run. A run is a cycle. dbench's output
  * is read only for its figures: each per-second line adds the operations done

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The memory loader (the paper's and interbench's memory load): allocate
  * 1 MiB chunks up to `size`, fill each with memset so that it is really
  * resident, then memcpy one half onto the other, over and over (a pass

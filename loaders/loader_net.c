@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The net loader: an HTTP server (libevent's evhttp) on 127.0.0.1 serving
  * one body of file_size bytes, and `clients` client processes (libcurl) that
  * fetch it whole, close the connection and fetch it again (keepalive = yes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The net loader's two halves, apart so that each can be tested on its own:
  * a listening socket on 127.0.0.1, and a client that fetches the body once
  * and counts what came. */

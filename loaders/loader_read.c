@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The read loader (the paper's read load): read a file of `size` to
  * /dev/null, over and over. The file is made once and kept for every phase
  * and round of the run (in the load's cache dir, which loadd removes at the

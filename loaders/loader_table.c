@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Every loader loadd knows, in the order --list-loaders prints them. An
  * explicit table rather than constructors: a static library would drop a
  * loader's object file that nothing references. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The tree loader: tar a directory tree into an archive in the load's
  * scratch dir, extract the archive into a scratch dir beside it, remove both,
  * again. A cycle is one tar plus one untar; bytes are the archive's bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The write loader (the paper's write load): read /dev/zero and write a
  * file of `size` in the load's scratch dir, then start over. Before it
  * starts it makes sure the file fits with `reserve` to spare; when the disk

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The probe: times a fixed job on a fixed schedule from its own thread, so a
  * busy main loop never delays or skews a measurement. Samples travel to the
  * main loop through a pipe. */

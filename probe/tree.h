@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The probe's directory tree: generated from its spec, the same on every
  * machine, and fingerprinted so that only runs over equal trees are compared. */
 #ifndef LOADD_TREE_H

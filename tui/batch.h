@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadtop -b: snapshots as plain text, for scripts and tests. */
 #ifndef LOADTOP_BATCH_H
 #define LOADTOP_BATCH_H

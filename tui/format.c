@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Number formats and the sparkline the panels share. */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadtop: the live view of a loadd run, read from the database (read-only,
  * so it never gets in loadd's way), or plain-text snapshots with -b. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The latest events: restarts, OOM kills, stalls, errors; newest first. */
 #include <string.h>
 #include <time.h>

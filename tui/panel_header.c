@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The header: which run, where, how far it got. */
 #include <math.h>
 #include <stdio.h>

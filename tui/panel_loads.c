@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The loads of the current phase: state, size, throughput, CPU. */
 #include <stdio.h>
 

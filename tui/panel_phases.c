@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The phases so far: each one's median and its ratio to the no-load phase,
  * the way the report will show them. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The probe: the job's response times in the current phase. */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The system: CPU, context switches, memory and pressure, last second. Every
  * figure of the system record that has a loadtop label (records.c), on its
  * line, in table order. */

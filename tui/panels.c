@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Every panel, top to bottom: the one place that says what loadtop shows. */
 #include "view.h"
 

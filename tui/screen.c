@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The curses screen: one window per panel, stacked; the lists (phases,
  * events) share the rows the fixed panels leave. A panel is drawn only when
  * its text, its place or its scroll changed, into its window with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The curses side of loadtop: panels laid out top to bottom, each in its own
  * window, drawn only when its text changed; the key bindings; the help
  * overlay; the message when the terminal is too small. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Reads what loadtop shows from the database: one snapshot of a run per
  * tick. Finished phases never change, so their figures are computed once;
  * a finished run is not read again until the database changes. */

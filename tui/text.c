@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Lines of text with a style class per byte: what a panel shows, built once
  * and then either drawn with curses or printed plainly. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadtop's views: a snapshot of one run as read from the database, and the
  * panels that show it. Each panel is one const struct panel_ops (update its
  * text from a snapshot, draw that text), gathered in panel_table[]. The same

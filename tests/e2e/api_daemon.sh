@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --daemon: loadd returns once its run has started and goes on detached (its
 # own session, stdin from /dev/null, stderr into --log, cwd /), with a pid
 # file; loadctl stop ends it and both the pid file and the socket go. A

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced (after lib.sh) by the control API tests: HTTP over the test's
 # socket with curl, and a Python 3 that can parse Prometheus text.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadctl drives a running loadd: status (table and --json), stop (the run
 # kept as aborted, its samples too). With no daemon, status and stop say so
 # in one line and exit 1, while runs, report and export still read the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # No request, however malformed, large or half-sent, crashes loadd or holds
 # up its loop: after each, loadd still answers, and while a half-sent request
 # hangs on, the probe's samples keep being recorded and other requests are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every route of the control API over the Unix socket: status codes, JSON
 # bodies, /metrics read by a real Prometheus parser, the socket's mode, the
 # TCP listener serving /metrics and nothing else, and a stop through the API

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cache = cold drops the page cache before each job: root only, and refused
 # before anything starts otherwise.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The shipped cpu load keeps every CPU busy: [load cpu] of config/cpu.conf
 # and config/quick.conf, run as they ship for a few seconds, keep the CPUs
 # >= 90% busy over the probe window (system_stats.cpu_busy_pct), with one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cpu load under loadd: a bad [load cpu] key or value is refused with
 # file:line; a run fills Loads, LCPU% and passes/s for the cpu phase; a ring
 # frozen with SIGSTOP is flagged stalled and its phase marked invalid; and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kill -9 of loadd keeps every sample already taken; the next start marks
 # that run crashed.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The docs say what the programs do, and nothing they do not.
 
 Usage: docs_drift.py SRC HELPDIR, where HELPDIR holds the programs' own

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The net load listens on 127.0.0.1 only (never 0.0.0.0 or ::), on the port
 # it reports, and its clients ignore proxy settings in the environment. A
 # server that cannot bind (a network namespace whose loopback is down; needs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fs and tree loads need dbench and tar, looked up on loadd's own PATH
 # as execvp would: a profile whose program is missing is refused before
 # anything starts, with file:line and the package to install, exit 2.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fs, net and tree loaders, each in a phase of its own with tiny
 # settings: their counters land in loader_stats and grow, the report gives
 # each its throughput, net counts a connection per transfer (one per client

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Nothing of the fs, net and tree loads is left behind: no process of their
 # groups (dbench's clients and tar included) and no file after loadd stops
 # them, none of their processes 2 s after a kill -9 of loadd, and their

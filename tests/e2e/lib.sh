@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by every end-to-end test: a private temp dir with its own database,
 # work dir and socket; every process a test starts is stopped by PID at exit.
 set -euo pipefail

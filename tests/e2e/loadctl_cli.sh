@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadctl against a real (tiny) run: every command, every exit status, and
 # exports that read back or, when they fail, leave no file behind.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadctl compare on real (tiny) runs: two runs in one database, one in
 # another with a different job and phase list, one over a different tree.
 # Checks the table's shape, the JSON, every exit status, the refusal of

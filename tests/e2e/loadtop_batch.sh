@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadtop -b against the database of a real run: every figure it prints is
 # the database's own (recomputed here with Python's sqlite3 and statistics
 # modules), it reads a run while loadd is still writing it, and each reason

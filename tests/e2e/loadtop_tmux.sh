@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadtop on a real terminal (a pane of a private tmux server) while loadd
 # runs: the panels are there, survive resizes (too small, then large again),
 # the keys work, and q, Ctrl-C and SIGTERM each give the terminal back.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The man pages render without warnings and stay in step with --help: every
 # option the programs take is in their page, every option a page names is
 # taken, and loadctl(8) covers every command. loadd.conf(5) is checked against

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Nothing the memory, write and read loaders make outlives them: after a
 # stop (SIGTERM to loadd in the middle of a phase) the work dir holds only
 # the probe's tree and the lock; after kill -9 of loadd the loaders die with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A disk that fills up under the write loader: the work dir is a 16 MiB
 # tmpfs, the loader writes 12 MiB files, and the test fills the rest with a
 # file of its own, as another process might. The loader must record an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The OOM killer takes the memory loader: loadd runs inside a memory cgroup
 # of 200 MiB with a 400 MiB memory load. The kill must be recorded as an
 # oom-kill event, the loader restarted after a back-off (never in a tight

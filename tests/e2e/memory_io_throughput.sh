@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The memory, write and read loaders, each in a phase of its own on a tiny
 # profile: their counters land in loader_stats and grow, the report gives
 # each a MiB/s, the read loader makes its file once for two phases, and

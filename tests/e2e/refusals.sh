@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input of every kind gets one clear message and the right exit status;
 # nothing starts.
 source "$(dirname "$0")/lib.sh"

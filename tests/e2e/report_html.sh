@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # loadctl report --html and loadctl plot on a real short run, the page opened
 # in headless Chromium with networking disabled: every figure is drawn (the
 # distribution has one dot per job), the console stays silent (the page's

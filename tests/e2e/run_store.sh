@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real run of a tiny two-phase profile: every table gets its rows, the
 # report has the paper's columns, and both export formats read back.
 source "$(dirname "$0")/lib.sh"

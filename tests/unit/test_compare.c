@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The verdict loadctl compare gives: the Mann-Whitney U test against values
  * worked out by hand (what R's wilcox.test(a, b, exact = FALSE) prints). */
 #include <math.h>

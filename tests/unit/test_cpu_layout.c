@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* How the cpu load splits its members and tokens into rings: auto sizes
  * follow the CPU count, one ring per CPU pinned there, a single ring (tokens
  * = 1, pin = no) left unpinned as lat_ctx's, every ring keeping a member

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* CSV output: the exact bytes for each kind of field, then a whole record
  * read back with an RFC 4180 reader. */
 #include <limits.h>

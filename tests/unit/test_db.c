@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The database layer on a temp file: schema and migration, every writer
  * and reader, reopening, read-only use beside a writer, version checks,
  * crashed runs and durability after SIGKILL. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The fs, net and tree loaders: their [load] sections through
  * loader_validate (values, the programs they need on PATH, file:line in every
  * message); the net client against a bogus server on 127.0.0.1 (every broken

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The cpu loader's options as a profile gives them, through loader_validate:
  * defaults, values that pass, every value refused with its file:line, an
  * unknown type or key, and the documentation --list-loaders prints. */

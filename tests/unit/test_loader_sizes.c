@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The memory, read and write loaders' options as a profile gives them: each
  * [load] section through loader_validate (values, ranges, the loaders' own
  * checks, file:line in every message), sizes resolved against a given

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The Prometheus text loadd serves: label values escaped, values written
  * the format's way, the probe histogram's buckets cumulative with +Inf equal
  * to the count, phases that share a name sharing one series, and the status

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Options tables: defaults, each type, and the exact text of every problem
  * a profile section can have. */
 #include <limits.h>

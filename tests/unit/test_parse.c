@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Value parsers: every form of duration and size a profile may use, every
  * error each parser gives, formulas resolved against a given machine, and
  * command lines split with quotes. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The timed job and the prober thread. Checks outcomes and the structure
  * of what the prober delivers (counts, order, DONE records), never tight
  * timings: the machine may be busy. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* /proc parsers against fixture texts, the sampler's arithmetic, and the
  * live readers on this machine. */
 #include <math.h>

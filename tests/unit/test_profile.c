@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Profiles: fixture files in tests/data/profiles. Good ones are read into
  * the structs they mean; each bad one must give exactly its expected
  * "file:line: message" lines, every problem of the file at once. Paths are

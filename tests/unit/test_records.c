@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The column tables (records.c) against the database: every table matches
  * the schema its migrations create, every record type round-trips through
  * the database from its table alone (NULLs and NaNs included), and a

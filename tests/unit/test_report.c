@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The report from a hand-made run: rounds pooled by phase name, failed jobs
  * and invalid rounds left out, Ratio against the first phase without
  * loads, loader windows cut at the probe window, each load's throughput in

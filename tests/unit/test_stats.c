@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Statistics against values worked out by hand (and checked with R's
  * quantile(type = 7), sd() and qt(0.975, df)). */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The supervisor driven for real: an event loop, a temp database and work
  * dir, and cpu rings of 2, 8 and 64 members as processes and as threads.
  * Each starts and counts; stopping leaves no process of its group; a member

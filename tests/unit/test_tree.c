@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The probe tree: spec parsing, fingerprints, and building, reusing and
  * rebuilding it in temp dirs. */
 #include <errno.h>
