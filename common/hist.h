@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* A log-linear latency histogram (the HdrHistogram / fio way): values in
  * nanoseconds fall into buckets that are exact below HIST_SUB and, above it,
  * HIST_SUB buckets per power of two, so a bucket is never wider than 1/64 of

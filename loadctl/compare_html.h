@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl compare --html: the comparison as one self-contained HTML page.
  * It renders the comparison's JSON (the same object --json prints), so the
  * page shows whatever figures and verdicts the comparison has, and draws

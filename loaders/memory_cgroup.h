@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* A memory cgroup of the memory load's own, so that its limit, not the
  * kernel's global OOM killer, stops it short of the floor: cgroup v2
  * memory.max and memory.high, or on a cgroup v1 memory controller

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "memory_pressure.h"
 
 static uint64_t whole_units(const struct pressure_goal *goal, uint64_t bytes)

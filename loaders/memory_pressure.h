@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The memory load's pressure mode: how big its resident set should be next,
  * given PSI memory and how much memory is left. It fills quickly to a margin
  * above the floor, then steps finely until PSI memory some reaches the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The memory load's pressure mode, bounded: loadd runs inside a memory cgroup
 # of 1 GiB (cgroup v1 here, v2 where it has the memory controller) with a
 # pressure-mode load, floor 128M. The load must fill quickly, then step up

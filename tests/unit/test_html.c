@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* HTML pages and gnuplot labels: escaping of hostile strings, the prefixing
  * of an inlined SVG's ids, and the characters a plot label keeps. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The memory load's pressure controller: a quick fill to a margin above the
  * floor, fine steps, a hold at the PSI target, at the cap or at the floor,
  * memory given back below the floor; and a sequence of readings recorded on
