@@ -231,10 +231,13 @@ struct db {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	sqlite3_stmt *insert[REC_COUNT]; /* read-write only */
 	sqlite3_stmt *list[REC_COUNT];   /* NULL where the file has no such table */
+	bool full;  /* a write failed for want of space */
 };
 
 static void db_log_error(struct db *db, const char *what, const char *file, int line)
 {
+	if ((sqlite3_extended_errcode(db->sql) & 0xff) == SQLITE_FULL)
+		db->full = true;
 	log_error("%s:%d: %s in %s: %s", file, line, what, db->path, sqlite3_errmsg(db->sql));
 }
 
@@ -756,6 +759,11 @@ int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at
 	struct run_start r = { .info = *ri, .status = "running", .started_at = started_at };
 
 	return db_insert(db, REC_RUN_START, 0, &r);
+}
+
+bool db_disk_full(const struct db *db)
+{
+	return db->full;
 }
 
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at)

@@ -47,6 +47,8 @@ void db_rows_free(enum record_id rec, void *rows, size_t n);
 int db_mark_crashed(struct db *db);
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at);
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at);
+/* Whether a write has failed because the database's disk was full. */
+bool db_disk_full(const struct db *db);
 /* Once per [load NAME] of the run's profile, right after db_run_begin. */
 int db_load_insert(struct db *db, int64_t run_id, const struct load_info *l);
 int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, const char *name,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,11 +20,23 @@
 /* The daemon's end of the pipe the waiting process reads. */
 static int ready_fd = -1;
 
+/* Whatever the starting process left open (a pipe to a waiting shell, a
+ * file of a caller's) must not live on in a daemon: nothing of loadd's own
+ * is open yet. */
+static void close_inherited_fds(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+	for (int fd = 3; fd < 65536; fd++)
+		close(fd);
+}
+
 void daemon_start(void)
 {
 	int pipefd[2];
 	pid_t pid;
 
+	close_inherited_fds();
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		fatal("pipe");
 	fflush(stdout);

@@ -9,7 +9,8 @@
 
 #include <stdio.h>
 
-/* Returns in the daemon only. The calling process exits there: 0 once the
+/* Closes every descriptor above stderr the caller inherited, then detaches.
+ * Returns in the daemon only. The calling process exits there: 0 once the
  * daemon calls daemon_ready(), 1 when the daemon dies before. */
 void daemon_start(void);
 /* The daemon runs: stdin and stdout go to /dev/null, stderr to log (so a
@@ -22,11 +23,14 @@ void daemon_ready(FILE *log);
 char *daemon_default_pidfile(const char *workdir);
 char *daemon_default_log(const char *workdir);
 
-/* Writes our pid to path. 0, or -1 with an xmalloc'd message in *err. */
+/* Writes our pid to path and keeps it locked while loadd runs (a second
+ * loadd given the same path is refused); its directory is checked first.
+ * 0, or -1 with an xmalloc'd message in *err. */
 int pidfile_write(const char *path, char **err);
 /* Removes path if it still holds our pid. */
 void pidfile_remove(const char *path);
-/* Opens the log for appending, line-buffered. NULL with *err. */
+/* Opens the log for appending, line-buffered, never through a symbolic
+ * link, and only a plain file of loadd's user. NULL with *err. */
 FILE *log_file_open(const char *path, char **err);
 
 #endif

@@ -3,6 +3,7 @@
  * phases with their loads while the probe times its job, stores everything
  * in SQLite and prints the report at the end. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -195,16 +196,113 @@ static void print_plan(const struct profile *p)
 	       "stop, a few seconds a phase)\n", p->nphases, p->run.rounds, settle, total);
 }
 
+/* Stop signals from start-up on. Until the run's event loop takes them
+ * (and after it), a signal is noted here and acted on at the next step; a
+ * tree being built stops at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void note_stop_signal(int signo)
+{
+	if (stop_signal == 0)
+		stop_signal = signo;
+}
+
+static void catch_stop_signals(void)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = note_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+		sigaction(signals[i], &sa, NULL);
+	tree_set_cancel(&stop_signal);
+}
+
+/* Before the run is recorded, a stop signal ends loadd at once: the socket
+ * and pid file go with it (atexit), and there is no run to mark. */
+static void exit_if_stopped(const char *doing)
+{
+	int signo = stop_signal;
+
+	if (signo == 0)
+		return;
+	log_info("%s while %s: stopping before the run began; nothing was recorded",
+		 strsignal(signo), doing);
+	exit(128 + signo);
+}
+
+/* Space kept back beside the database, given up when the disk fills so
+ * that the run's end can still be written. */
+#define RESERVE_BYTES (256 * 1024)
+#define RUN_END_ATTEMPTS 5
+#define RUN_END_RETRY_MS 200
+
+static char *reserve_make(const char *db_path)
+{
+	char *path = xasprintf("%s.reserve", db_path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc = fd < 0 ? errno : posix_fallocate(fd, 0, RESERVE_BYTES);
+
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0) {
+		log_warn("cannot keep %d KiB back in %s: %s; a full disk may leave the run "
+			 "unrecorded", RESERVE_BYTES / 1024, path, strerror(rc));
+		unlink(path);
+	}
+	return path;
+}
+
+static bool reserve_release(const char *path)
+{
+	return path != NULL && unlink(path) == 0;
+}
+
+/* The run's end is written whatever it takes: retried, and when the disk
+ * under the database is full, after giving back the space kept for it, with
+ * the reason as an event. */
+static void record_run_end(struct db *db, int64_t run_id, const char *status,
+			   const char *reserve)
+{
+	bool told = false;
+
+	for (int attempt = 0; attempt < RUN_END_ATTEMPTS; attempt++) {
+		if (db_disk_full(db) && !told) {
+			const struct event ev = {
+				.t = wall_now(), .kind = "error",
+				.message = "the disk under the database is full: the run ended early",
+			};
+
+			if (reserve_release(reserve))
+				log_warn("the disk under the database is full: released the %d KiB "
+					 "kept back to record the run's end", RESERVE_BYTES / 1024);
+			told = db_event_insert(db, run_id, &ev) == 0;
+		}
+		if (db_run_end(db, run_id, status, wall_now()) == 0)
+			return;
+		usleep(RUN_END_RETRY_MS * 1000);
+	}
+	log_error("could not record the end of run %lld; the next start marks it crashed",
+		  (long long)run_id);
+}
+
 /* What loadd removes however it exits (fatalx included): the control
  * socket and the pid file, each only while it is still its own. */
 static struct api_listen api_socket = { .unix_fd = -1, .tcp_fd = -1 };
 static char *pidfile_path;
+static char *reserve_path;
+static pid_t reserve_owner;
 
 static void remove_service_files(void)
 {
 	api_listen_close(&api_socket);
 	if (pidfile_path != NULL)
 		pidfile_remove(pidfile_path);
+	if (reserve_path != NULL && reserve_owner == getpid()) {
+		unlink(reserve_path);
+		free(reserve_path);
+		reserve_path = NULL;
+	}
 }
 
 static void record_run_start(const struct profile *p, const char *fingerprint,
@@ -268,6 +366,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &a);
 	log_init("loadd", a.verbose);
 	loader_table_check();
+	catch_stop_signals();
 
 	if (a.list_loaders) {
 		loader_print_all(stdout);
@@ -312,6 +411,7 @@ int main(int argc, char **argv)
 	int workdir_lock = workdir_open(workdir_arg, &workdir, &err);
 	if (workdir_lock < 0)
 		fatalx("%s", err);
+	exit_if_stopped("opening the work dir");
 	/* The control socket: one that answers means another loadd runs, and
 	 * this one must refuse before it touches the database. */
 	char *socket_path = a.socket ? xstrdup(a.socket) : control_socket_default(workdir);
@@ -337,6 +437,9 @@ int main(int argc, char **argv)
 	int db_lock_fd = db_lock(db_path, &err);
 	if (db_lock_fd < 0)
 		fatalx("%s", err);
+	reserve_path = reserve_make(db_path);
+	reserve_owner = getpid();
+	exit_if_stopped("opening the database");
 	int crashed = db_mark_crashed(db);
 	if (crashed > 0)
 		log_warn("marked %d earlier run%s that did not end cleanly as crashed", crashed,
@@ -346,6 +449,7 @@ int main(int argc, char **argv)
 	tree_fingerprint(&p.probe.tree, fingerprint);
 	int64_t t0 = mono_ns();
 	tree_path = tree_ensure(workdir, &p.probe.tree, &err);
+	exit_if_stopped("building the probe's tree");
 	if (tree_path == NULL)
 		fatalx("cannot build the probe's tree: %s", err);
 	log_info("probe tree %s: %llu entries, ready in %.1f s", tree_path,
@@ -377,13 +481,15 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct run_options ro = {
 		.profile = &p, .db = db, .run_id = run_id, .workdir = workdir, .tree_path = tree_path,
-		.api = &api_socket,
+		.api = &api_socket, .pending_signal = &stop_signal,
 	};
 	enum run_result result = run_execute(&ro, &signo);
 	static const char *const result_status[] = {
 		[RUN_COMPLETE] = "complete", [RUN_ABORTED] = "aborted", [RUN_FAILED] = "failed",
 	};
-	db_run_end(db, run_id, result_status[result], wall_now());
+	if (db_disk_full(db))
+		result = RUN_FAILED;
+	record_run_end(db, run_id, result_status[result], reserve_path);
 
 	switch (result) {
 	case RUN_COMPLETE:

@@ -45,8 +45,11 @@ struct run {
 	struct event *settle_timer;
 	struct event *sys_timer;
 	struct event *sample_ev;
-	struct event *sig_int, *sig_term, *sig_chld;
+	struct event *sig_stop[4], *sig_chld;
 };
+
+/* Each ends the run as aborted, recorded, with 128 + N as loadd's exit. */
+static const int stop_signals[4] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void phase_start(struct run *r);
 
@@ -227,7 +230,12 @@ static void on_sys_tick(evutil_socket_t fd, short what, void *arg)
 	if (sys_sampler_take(&r->sys, &s) < 0)
 		return;
 	s.phase_id = r->phase_id;
-	db_sys_sample_insert(r->ro->db, r->ro->run_id, &s);
+	/* A full disk ends the run (recorded as such); other failures are
+	 * logged and the run goes on. */
+	if (db_sys_sample_insert(r->ro->db, r->ro->run_id, &s) < 0 && db_disk_full(r->ro->db)) {
+		finish(r, RUN_FAILED);
+		return;
+	}
 	api_sys_sample(r->api, &s);
 }
 
@@ -302,17 +310,24 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 	r.settle_timer = evtimer_new(r.base, probe_begin, &r);
 	r.sys_timer = event_new(r.base, -1, EV_PERSIST, on_sys_tick, &r);
 	r.sample_ev = event_new(r.base, r.sample_pipe[0], EV_READ | EV_PERSIST, on_sample, &r);
-	r.sig_int = evsignal_new(r.base, SIGINT, on_stop_signal, &r);
-	r.sig_term = evsignal_new(r.base, SIGTERM, on_stop_signal, &r);
+	for (size_t i = 0; i < 4; i++) {
+		r.sig_stop[i] = evsignal_new(r.base, stop_signals[i], on_stop_signal, &r);
+		event_add(r.sig_stop[i], NULL);
+	}
 	r.sig_chld = evsignal_new(r.base, SIGCHLD, on_sigchld, &r);
 	event_add(r.sample_ev, NULL);
-	event_add(r.sig_int, NULL);
-	event_add(r.sig_term, NULL);
 	event_add(r.sig_chld, NULL);
 	sys_sampler_init(&r.sys);
 	sys_sampler_take(&r.sys, &(struct sys_sample){ 0 });
 	event_add(r.sys_timer, &one_second);
 
+	/* A signal that came before the loop's own handlers were in place. */
+	if (ro->pending_signal != NULL && *ro->pending_signal != 0) {
+		r.signo = *ro->pending_signal;
+		log_info("%s: stopping the run", strsignal(r.signo));
+		r.result = RUN_ABORTED;
+		goto out;
+	}
 	phase_start(&r);
 	if (r.result == RUN_FAILED && r.phase_id == 0)
 		goto out;
@@ -329,8 +344,8 @@ out:
 	event_free(r.settle_timer);
 	event_free(r.sys_timer);
 	event_free(r.sample_ev);
-	event_free(r.sig_int);
-	event_free(r.sig_term);
+	for (size_t i = 0; i < 4; i++)
+		event_free(r.sig_stop[i]);
 	event_free(r.sig_chld);
 	event_base_free(r.base);
 	close(r.sample_pipe[0]);

@@ -4,6 +4,7 @@
 #ifndef LOADD_RUN_H
 #define LOADD_RUN_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "db.h"
@@ -18,11 +19,14 @@ struct run_options {
 	const char *workdir;
 	const char *tree_path;  /* replaces {tree} in the job */
 	const struct api_listen *api;  /* the control API's sockets; NULL: no API */
+	/* A stop signal caught before the loop took over (0: none): the run
+	 * ends as aborted at once. */
+	const volatile sig_atomic_t *pending_signal;
 };
 
 enum run_result {
 	RUN_COMPLETE,
-	RUN_ABORTED,  /* SIGINT, SIGTERM or a stop request */
+	RUN_ABORTED,  /* SIGINT, SIGTERM, SIGHUP, SIGQUIT or a stop request */
 	RUN_FAILED,   /* the machinery broke (database, fork) */
 };
 

@@ -7,11 +7,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -164,15 +164,59 @@ static void sample_not_run(struct sample *s)
 	s->failed = true;
 }
 
+/* Starts the job: stdin from /dev/null, stdout and stderr into out_fd,
+ * nothing else of ours; default signal handling and an empty mask (the
+ * calling thread blocks everything); its own process group so a timeout
+ * kills every process it started; and killed if loadd dies (posix_spawn
+ * cannot ask for that). The vfork child makes only system calls until it
+ * execs. Returns 0, or an errno value. */
+static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
+{
+	pid_t parent = getpid(), pid;
+	volatile int child_errno = 0;
+
+	pid = vfork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigset_t none;
+		int null;
+
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				sigaction(sig, &dfl, NULL);
+		if (setpgid(0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+		    getppid() != parent)
+			goto fail;
+		null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+			goto fail;
+		if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execvp(argv[0], argv);
+fail:
+		child_errno = errno != 0 ? errno : ECHILD;
+		_exit(127);
+	}
+	if (child_errno != 0) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return child_errno;
+	}
+	*pidp = pid;
+	return 0;
+}
+
 /* Runs one job; stop_fd (or -1) readable means "kill it and give up".
  * Returns 0 with s filled, -1 when the job could not run (s->failed, *err),
  * or 1 when stopped (s is not meaningful). */
 static int job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, int stop_fd,
 		   struct sample *s, char **err)
 {
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
 	enum job_end end;
 	struct rusage ru;
 	int64_t t0, t1, deadline;
@@ -195,34 +239,12 @@ static int job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, int 
 	 * terminal. */
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 
-	/* stdin from /dev/null, stdout and stderr into the pipe, nothing else
-	 * of ours; default signal handling and an empty mask (this thread
-	 * blocks everything); its own process group so a timeout kills every
-	 * process it started. */
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
-	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					       POSIX_SPAWN_SETPGROUP);
-
 	s->started_at = wall_now();
 	t0 = mono_ns();
-	rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
+	rc = job_spawn(argv, pipefd[1], &pid);
 	if (rc != 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
-		posix_spawn_file_actions_destroy(&actions);
-		posix_spawnattr_destroy(&attr);
 		*err = xasprintf("cannot run '%s': %s", argv[0], strerror(rc));
 		return -1;
 	}
@@ -238,8 +260,6 @@ static int job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, int 
 	t1 = mono_ns();
 
 	close(pipefd[0]);
-	posix_spawn_file_actions_destroy(&actions);
-	posix_spawnattr_destroy(&attr);
 	if (end == JOB_STOPPED)
 		return 1;
 	if (rc < 0) {

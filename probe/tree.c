@@ -266,9 +266,23 @@ static int build_file(struct builder *b, int dfd, const char *name)
 	return close(fd);
 }
 
+static volatile sig_atomic_t *cancel_flag;
+
+void tree_set_cancel(volatile sig_atomic_t *flag)
+{
+	cancel_flag = flag;
+}
+
 static int build_dir(struct builder *b, int dfd, long level)
 {
 	char name[24];
+
+	/* A stop signal during a long build ends it here (the incomplete
+	 * tree is removed). */
+	if (cancel_flag != NULL && *cancel_flag != 0) {
+		errno = EINTR;
+		return -1;
+	}
 
 	for (long i = 0; i < b->spec->files; i++) {
 		size_t old;

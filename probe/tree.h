@@ -4,6 +4,7 @@
 #ifndef LOADD_TREE_H
 #define LOADD_TREE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "profile.h"
@@ -22,5 +23,8 @@ uint64_t tree_entries(const struct tree_spec *spec);
  * when its stamp file says it is complete, else (re)builds it. Returns an
  * xmalloc'd path, or NULL with an xmalloc'd message in *err. */
 char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err);
+/* A build in progress stops (and removes what it made) once *flag is
+ * non-zero, e.g. set by a signal handler. */
+void tree_set_cancel(volatile sig_atomic_t *flag);
 
 #endif
