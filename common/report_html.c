@@ -103,6 +103,9 @@ static const char *phase_class(const struct run_report *rep, const struct report
 {
 	if (strncmp(p->note, "INVALID", 7) == 0)
 		return "invalid";
+	/* a load that fell short of what it should have done */
+	if (strcasestr(p->note, "weak") != NULL)
+		return "weak";
 	if (p->name == rep->baseline)
 		return "baseline";
 	return "";
@@ -141,7 +144,10 @@ static void write_phases(FILE *out, const struct run_report *rep)
 		cell(out, s->n ? xasprintf("%s..%s", lo, hi) : xstrdup("-"), NULL);
 		cell(out, xasprintf("%lld", (long long)p->missed), NULL);
 		cell(out, xasprintf("%lld", (long long)p->failed), NULL);
-		cell(out, xstrdup(p->note), p->note[0] ? "l mark" : "l");
+		cell(out, xstrdup(p->note),
+		     strcmp(phase_class(rep, p), "weak") == 0 ? "l weakmark"
+		     : p->note[0]			      ? "l mark"
+							      : "l");
 		html_raw(out, "</tr>\n");
 		free(lo);
 		free(hi);
@@ -154,7 +160,8 @@ static void write_phases(FILE *out, const struct run_report *rep)
 		html_text(out, rep->baseline);
 		html_raw(out, "'s median (the baseline, blue). Loads: load cycles in the probe "
 			      "window; LCPU%%: the loads' CPU time / the window's time. Red rows are "
-			      "invalid: a load failed, so their figures are left out.");
+			      "invalid: a load failed, so their figures are left out; yellow rows are weak: a load fell short of its "
+			      "expectation, so a small slowdown there proves little.");
 	}
 	html_raw(out, "</p>\n");
 }

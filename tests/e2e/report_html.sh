@@ -25,6 +25,8 @@ duration = 2s
 [phase cpu]
 duration = 2s
 loads = cpu
+[phase again]
+duration = 1s
 [load cpu]
 type = cpu
 procs = 2
@@ -35,6 +37,7 @@ run_loadd --profile "$tiny" >/dev/null 2>"$T/loadd.err" || fail "loadd failed: $
 # What a database from another machine may hold.
 sql "UPDATE runs SET host = '<script>alert(1)</script>', profile_name = '<img src=x onerror=alert(2)>';
      UPDATE phases SET name = 'cpu\"><b>bold</b>' WHERE name = 'cpu';
+     UPDATE phases SET valid = 0, invalid_reason = '<i>a load died</i>' WHERE name = 'again';
      INSERT INTO events (run_id, t, kind, message)
        SELECT id, started_at, 'error', '<iframe src=\"http://127.0.0.1:9/\"></iframe>' FROM runs;"
 jobs=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
@@ -49,6 +52,14 @@ cmp -s "$T/r.html" "$T/stdout.html" || fail "the page to stdout differs from the
 ! grep -qiE '<(script|link|iframe|img|object|embed)|(src|href)=.(https?:)?//' "$T/r.html" ||
 	fail "the page refers outside itself or runs a script"
 grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/r.html" || fail "host not escaped"
+grep -qF '<tr class="invalid"><td class="l">again</td>' "$T/r.html" || fail "invalid phase not marked"
+grep -qF 'INVALID: &lt;i&gt;a load died&lt;/i&gt;' "$T/r.html" || fail "invalid reason not shown as text"
+# Without gnuplot the page keeps its tables and says why a figure is missing.
+GNUPLOT=/nonexistent/gnuplot "$LOADCTL" --db "$DB" report --html "$T/nogp.html" 2>"$T/err" ||
+	fail "report --html without gnuplot failed"
+grep -q "figure fig-timeline- left out" "$T/err" || fail "no warning without gnuplot: $(cat "$T/err")"
+grep -q 'could not be drawn' "$T/nogp.html" || fail "no note of the missing figures"
+grep -q '<table class="phases">' "$T/nogp.html" || fail "no phase table without gnuplot"
 
 # Renders page $1 to the DOM in $2: Chromium as root needs --no-sandbox; the
 # proxy on a closed port stops any fetch that would get past the page's
