@@ -150,6 +150,9 @@ static int add_load_window(struct db *db, const struct phase_row *ph, struct rep
 		l = find_load(p, rows[i].load, true);
 		l->windows++;
 		l->seconds += span;
+		l->round_rates = xreallocarray(l->round_rates, l->windows, sizeof *l->round_rates);
+		l->round_rates[l->windows - 1] =
+			(double)counter_delta(first->cycles, last->cycles) / span;
 		l->cycles += counter_delta(first->cycles, last->cycles);
 		l->bytes += counter_delta(first->bytes, last->bytes);
 		l->ops += counter_delta(first->ops, last->ops);
@@ -457,6 +460,7 @@ void report_free(struct run_report *rep)
 			free(p->load[j].type);
 			free(p->load[j].cycle_unit);
 			free(p->load[j].ops_unit);
+			free(p->load[j].round_rates);
 		}
 		for (j = 0; j < p->nrounds; j++)
 			free(p->rounds[j].reason);
@@ -867,6 +871,37 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 }
 
 /* ---- samples ---- */
+
+int report_phase_round_walls(struct db *db, const struct report_phase *p, double **out,
+			     size_t **len, size_t *nrounds)
+{
+	struct dvec walls = { 0 };
+	size_t i, j;
+
+	*len = xcalloc(p->nrounds + 1, sizeof **len);
+	*nrounds = 0;
+	for (i = 0; i < p->nrounds; i++) {
+		struct sample *s;
+		size_t ns, before = walls.n;
+
+		if (!p->rounds[i].valid)
+			continue;
+		if (db_samples_list(db, p->rounds[i].phase_id, &s, &ns) < 0) {
+			free(walls.v);
+			free(*len);
+			*len = NULL;
+			return -1;
+		}
+		/* the rule add_round applies to p->time */
+		for (j = 0; j < ns; j++)
+			if (!s[j].failed && !isnan(s[j].wall_ms))
+				dvec_push(&walls, s[j].wall_ms);
+		free(s);
+		(*len)[(*nrounds)++] = walls.n - before;
+	}
+	*out = walls.v;
+	return 0;
+}
 
 int report_phase_walls(struct db *db, const struct report_phase *p, double **out, size_t *n)
 {

@@ -34,6 +34,7 @@ struct report_load {
 	double mib_per_s;
 	double ops_per_s;
 	double lcpu_pct;     /* its CPU time / window time * 100 */
+	double *round_rates; /* cycles per second of each window, in order */
 };
 
 /* One round of a phase, for the record. */
@@ -87,5 +88,9 @@ int report_json(struct db *db, int64_t run_id, FILE *out);
  * failed jobs left out, in the order they ran. *out is xmalloc'd (NULL when
  * *n is 0). 0, or -1 on a database error (logged). */
 int report_phase_walls(struct db *db, const struct report_phase *p, double **out, size_t *n);
+/* The same grouped by valid round: round r's len[r] times follow those of
+ * the rounds before it in *out. *len is xmalloc'd too. */
+int report_phase_round_walls(struct db *db, const struct report_phase *p, double **out,
+			     size_t **len, size_t *nrounds);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* loadctl compare: two runs side by side, phase by phase: the change of the
- * job's median time, each run's own Ratio, and whether the jobs of one run
- * tend to take longer than those of the other (Mann-Whitney U). */
+/* loadctl compare: two or more runs, phase by phase and figure by figure
+ * (the job's time, each load's throughput): the change with its confidence
+ * interval and a verdict against a band of equivalence (change.h), and for
+ * three runs or more a ranking with ties and a best/second summary. */
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,134 +13,161 @@
 
 #include <jansson.h>
 
+#include "compare_data.h"
 #include "compare_html.h"
-#include "loadctl.h"
 #include "json_build.h"
-#include "term_escape.h"
+#include "loadctl.h"
 #include "log.h"
-#include "profile.h"
-#include "report.h"
-#include "stats.h"
 #include "table.h"
+#include "term_escape.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
-/* One of the two runs. */
-struct side {
-	const char *spec;      /* as given: "3" or "old.db:2" */
-	char *db_path;
-	int64_t run_id;
-	struct run_report rep;
-	char *job;             /* the probe's job, from the stored profile */
-	double **walls;        /* per report phase, the jobs' wall times */
-	size_t *nwalls;
+/* What one invocation compares. */
+struct cmp {
+	struct cmp_run *runs;
+	size_t n;
+	struct change_opts opts;
+	bool same_tree;
+	char **phases;  /* every phase name, in order of first appearance */
+	size_t nphases;
 };
 
-/* A phase name both runs have. */
-struct phase_cmp {
-	const struct report_phase *a, *b;
-	struct summary sa, sb; /* of the wall times the test ranks */
-	double change_pct;     /* median B / median A - 1, in % */
-	bool tested;
-	struct rank_test test;
-	const char *verdict;
-	char *note;
+/* A phase's figures: the job's time, then every load any run had in it. */
+struct phase_figures {
+	struct cmp_figure *f;
+	size_t n;
 };
 
-/* ---- reading a run ---- */
-
-/* "RUN" in the --db database, or "DB:RUN"; -1 when spec is neither. */
-static int parse_spec(const char *spec, const char *default_db, struct side *s)
-{
-	const char *colon = strrchr(spec, ':');
-
-	if (colon == spec || loadctl_parse_run(colon ? colon + 1 : spec, &s->run_id) < 0)
-		return -1;
-	s->spec = spec;
-	s->db_path = colon ? xstrndup(spec, (size_t)(colon - spec)) : xstrdup(default_db);
-	return 0;
-}
-
-/* The job a stored profile timed: its [probe] job (the default when it sets
- * none); "?" when the text no longer parses. */
-static char *profile_job(const struct run_row *run)
-{
-	struct profile p;
-	char *job;
-
-	if (profile_parse_text(run->profile_path, run->profile_text, &p, NULL, NULL) != 0)
-		return xstrdup("?");
-	job = xstrdup(p.probe.job);
-	profile_free(&p);
-	return job;
-}
-
-/* The run's report and every phase's wall times, read in one go. */
-static int side_load(struct side *s)
-{
-	struct loadctl lc = { .db_path = s->db_path };
-	struct db *db = loadctl_open_db(&lc);
-	size_t i;
-	int rc;
-
-	if (db == NULL)
-		return -1;
-	if (loadctl_find_run(&lc, db, &s->run_id) != LOADCTL_OK) {
-		db_close(db);
-		return -1;
-	}
-	rc = report_build(db, s->run_id, &s->rep);
-	if (rc != 0) {
-		if (rc == 1) /* deleted since loadctl_find_run */
-			log_error("no run %lld in %s", (long long)s->run_id, s->db_path);
-		db_close(db);
-		return -1;
-	}
-	s->walls = xcalloc(s->rep.nphases + 1, sizeof *s->walls);
-	s->nwalls = xcalloc(s->rep.nphases + 1, sizeof *s->nwalls);
-	for (i = 0; i < s->rep.nphases; i++) {
-		if (report_phase_walls(db, &s->rep.phases[i], &s->walls[i], &s->nwalls[i]) < 0) {
-			db_close(db);
-			return -1;
-		}
-	}
-	db_close(db);
-	s->job = profile_job(&s->rep.run);
-	return 0;
-}
-
-static void side_free(struct side *s)
+static void add_name(char ***names, size_t *n, const char *name)
 {
 	size_t i;
 
-	for (i = 0; s->walls != NULL && i < s->rep.nphases; i++)
-		free(s->walls[i]);
-	free(s->walls);
-	free(s->nwalls);
-	report_free(&s->rep);
-	free(s->db_path);
-	free(s->job);
+	for (i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = xreallocarray(*names, *n + 1, sizeof **names);
+	(*names)[(*n)++] = xstrdup(name);
 }
 
-static const struct report_phase *find_phase(const struct side *s, const char *name, size_t *at)
+static void collect_phases(struct cmp *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->runs[i].rep.nphases; j++)
+			add_name(&c->phases, &c->nphases, c->runs[i].rep.phases[j].name);
+}
+
+static void figures_of(const struct cmp *c, const char *phase, struct phase_figures *pf)
+{
+	char **loads = NULL;
+	size_t nloads = 0, i, j, at;
+
+	for (i = 0; i < c->n; i++) {
+		const struct report_phase *p = cmp_find_phase(&c->runs[i], phase, &at);
+
+		for (j = 0; p != NULL && j < p->nload; j++)
+			add_name(&loads, &nloads, p->load[j].name);
+	}
+	pf->n = nloads + 1;
+	pf->f = xcalloc(pf->n, sizeof *pf->f);
+	pf->f[0] = (struct cmp_figure){ NULL, false };
+	for (i = 0; i < nloads; i++)
+		pf->f[i + 1] = (struct cmp_figure){ loads[i], true };
+	free(loads); /* the names now belong to pf */
+}
+
+static void figures_free(struct phase_figures *pf)
 {
 	size_t i;
 
-	for (i = 0; i < s->rep.nphases; i++) {
-		if (strcmp(s->rep.phases[i].name, name) == 0) {
-			*at = i;
-			return &s->rep.phases[i];
-		}
-	}
-	return NULL;
+	for (i = 1; i < pf->n; i++)
+		free((char *)pf->f[i].load);
+	free(pf->f);
 }
 
-/* ---- comparing ---- */
+/* ---- words ---- */
 
-/* b / a - 1, in %; NaN when either is missing */
-static double change_pct(double a, double b)
+static const char *verdict_key(enum change_verdict v)
 {
-	return a > 0 && isfinite(b) ? (b / a - 1) * 100 : NAN;
+	static const char *const keys[] = { "untestable", "equivalent", "lower", "higher",
+					    "inconclusive" };
+
+	return keys[v];
+}
+
+/* "faster", "slower" for a time; "higher", "lower" for a throughput. */
+static char *verdict_text(const struct change *ch, const struct cmp_figure *f)
+{
+	switch (ch->verdict) {
+	case CHANGE_EQUIVALENT:
+		return xstrdup("no significant change");
+	case CHANGE_LOWER:
+		return xstrdup(f->higher_better ? "lower" : "faster");
+	case CHANGE_HIGHER:
+		return xstrdup(f->higher_better ? "higher" : "slower");
+	case CHANGE_INCONCLUSIVE:
+		if (ch->rounds_needed >= CHANGE_MAX_ROUNDS_NEEDED)
+			return xasprintf("inconclusive: need more rounds (> %u)",
+					 CHANGE_MAX_ROUNDS_NEEDED - 1);
+		return xasprintf("inconclusive: need more rounds (≈ %zu)", ch->rounds_needed);
+	case CHANGE_UNTESTABLE:
+		break;
+	}
+	return xstrdup("no figures to compare");
+}
+
+static char *fmt_pct(double ratio)
+{
+	return isfinite(ratio) ? xasprintf("%+.1f%%", (ratio - 1) * 100) : xstrdup("-");
+}
+
+
+/* Beyond ten times, the figure says nothing more than "far". */
+static char *fmt_end(double ratio)
+{
+	return ratio > 10 ? xstrdup(">+900%") : xasprintf("%+.1f%%", (ratio - 1) * 100);
+}
+
+static char *fmt_interval(const struct change *ch)
+{
+	char *lo, *hi, *s;
+
+	if (!isfinite(ch->ci_low) || !isfinite(ch->ci_high))
+		return xstrdup("-");
+	lo = fmt_end(ch->ci_low);
+	hi = fmt_end(ch->ci_high);
+	s = xasprintf("%s .. %s", lo, hi);
+	free(lo);
+	free(hi);
+	return s;
+}
+
+static char *fmt_figure(const struct cmp_figure *f, double v)
+{
+	return f->load == NULL ? fmt_ms(v) : fmt_count(v);
+}
+
+static const char *figure_name(const struct cmp_figure *f, char *buf, size_t len)
+{
+	if (f->load == NULL)
+		return "job time";
+	snprintf(buf, len, "load %s", f->load);
+	return buf;
+}
+
+/* ---- two runs: side by side ---- */
+
+static void print_run_line(const char *which, const struct cmp_run *r)
+{
+	const struct run_row *row = &r->rep.run;
+	char started[64];
+
+	format_wall(row->started_at, started, sizeof started);
+	printf("%-5s run %lld in %s (%s), profile %s, started %s\n", which, (long long)row->id,
+	       r->db_path, row->status, row->profile_name, started);
+	printf("      host %s, kernel %s\n", row->host, row->kernel);
 }
 
 static void note_add(char **note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -159,295 +187,513 @@ static void note_add(char **note, const char *fmt, ...)
 	*note = joined;
 }
 
-static void compare_phase(const struct side *a, size_t ia, const struct side *b, size_t ib,
-			  struct phase_cmp *c)
+/* What differs between the two phases, and their own notes. */
+static char *pair_note(const struct report_phase *pa, const struct report_phase *pb)
 {
-	const struct report_phase *pa = &a->rep.phases[ia], *pb = &b->rep.phases[ib];
-	/* summarize sorts; the rank test does not mind the order */
-	double *wa = a->walls[ia], *wb = b->walls[ib];
-
-	memset(c, 0, sizeof *c);
-	c->a = pa;
-	c->b = pb;
-	summarize(wa, a->nwalls[ia], &c->sa);
-	summarize(wb, b->nwalls[ib], &c->sb);
-	c->change_pct = change_pct(c->sa.median, c->sb.median);
+	char *note = NULL;
 
 	if (strcmp(pa->cache, pb->cache) != 0)
-		note_add(&c->note, "cache %s/%s", pa->cache, pb->cache);
+		note_add(&note, "cache %s/%s", pa->cache, pb->cache);
 	if (strcmp(pa->loads, pb->loads) != 0)
-		note_add(&c->note, "loads '%s'/'%s'", pa->loads, pb->loads);
+		note_add(&note, "loads '%s'/'%s'", pa->loads, pb->loads);
 	if (pa->note[0] != '\0')
-		note_add(&c->note, "A: %s", pa->note);
+		note_add(&note, "A: %s", pa->note);
 	if (pb->note[0] != '\0')
-		note_add(&c->note, "B: %s", pb->note);
+		note_add(&note, "B: %s", pb->note);
+	return note;
+}
 
-	/* A round loadd marked invalid never counts: with none valid left,
-	 * there is nothing to compare. */
-	if (pa->valid_rounds == 0 || pb->valid_rounds == 0) {
-		c->verdict = pb->valid_rounds ? "invalid in A"
-			   : pa->valid_rounds ? "invalid in B" : "invalid in both";
-		return;
+/* A job timed against a load that did clearly more or less work is not
+ * timed under the same load: say so beside the job's verdict. */
+static void note_load_changes(const struct cmp *c, const char *phase, char **note)
+{
+	struct phase_figures pf;
+	size_t k;
+
+	figures_of(c, phase, &pf);
+	for (k = 1; k < pf.n; k++) {
+		struct cmp_ranking rk;
+		struct change ch;
+
+		cmp_rank(c->runs, 2, phase, &pf.f[k], &c->opts, &rk);
+		ch = cmp_pair(&rk, 0, 1);
+		if (rk.why[0] == NULL && rk.why[1] == NULL &&
+		    (ch.verdict == CHANGE_LOWER || ch.verdict == CHANGE_HIGHER))
+			note_add(note, "load %s %+.0f%%: not the same load", pf.f[k].load,
+				 (ch.ratio - 1) * 100);
+		cmp_ranking_free(&rk);
 	}
-	c->tested = mann_whitney(wa, c->sa.n, wb, c->sb.n, &c->test) == 0;
-	if (!c->tested)
-		c->verdict = c->sa.n ? "no samples in B" : "no samples in A";
-	else if (c->test.shift > 0)
-		c->verdict = "slower";
-	else if (c->test.shift < 0)
-		c->verdict = "faster";
+	figures_free(&pf);
+}
+
+static char *unusable_text(const struct cmp_ranking *rk)
+{
+	const char *wa = rk->why[0], *wb = rk->why[1];
+
+	if (wa != NULL && wb != NULL && strcmp(wa, wb) == 0)
+		return xasprintf("%s in both", wa);
+	return wa != NULL ? xasprintf("%s in A", wa) : xasprintf("%s in B", wb);
+}
+
+static void times_row(const struct cmp *c, const char *phase, struct table *t)
+{
+	const struct cmp_figure f = { NULL, false };
+	const struct report_phase *pa, *pb;
+	struct cmp_ranking rk;
+	struct change ch;
+	size_t ia, ib;
+	char *row[12];
+
+	pa = cmp_find_phase(&c->runs[0], phase, &ia);
+	pb = cmp_find_phase(&c->runs[1], phase, &ib);
+	if (pa == NULL || pb == NULL)
+		return;
+	cmp_rank(c->runs, 2, phase, &f, &c->opts, &rk);
+	ch = cmp_pair(&rk, 0, 1);
+	row[0] = xstrdup(phase);
+	row[1] = fmt_ms(pa->time.median);
+	row[2] = fmt_ms(pb->time.median);
+	row[3] = fmt_pct(ch.ratio);
+	row[4] = fmt_interval(&ch);
+	row[5] = fmt_fixed(pa->ratio, 2);
+	row[6] = fmt_fixed(pb->ratio, 2);
+	row[7] = xasprintf("%zu/%zu", pa->valid_rounds, pb->valid_rounds);
+	row[8] = xasprintf("%zu", pa->time.n);
+	row[9] = xasprintf("%zu", pb->time.n);
+	row[10] = rk.why[0] || rk.why[1] ? unusable_text(&rk) : verdict_text(&ch, &f);
+	row[11] = pair_note(pa, pb);
+	note_load_changes(c, phase, &row[11]);
+	if (row[11] == NULL)
+		row[11] = xstrdup("");
+	table_row(t, row);
+	cmp_ranking_free(&rk);
+}
+
+static void print_times(const struct cmp *c)
+{
+	static const char *const head[] = {
+		"Phase", "Time A", "Time B", "change", "95% interval", "Ratio A", "Ratio B",
+		"rounds", "n A", "n B", "B vs A", "",
+	};
+	static const char align[] = "lrrrrrrrrrll";
+	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
+	struct table t;
+	size_t i;
+
+	table_init(&t, head, align);
+	for (i = 0; i < c->nphases; i++)
+		times_row(c, c->phases[i], &t);
+	if (t.nrows > 1)
+		table_print(&t, stdout);
 	else
-		c->verdict = "no significant change";
+		printf("No phase name in both runs.\n");
+	table_free(&t);
+	printf("(Time: median job wall time, ms; change: B / A - 1 and its 95%% interval over "
+	       "rounds and jobs;\n verdict: outside the ±%g%% band faster or slower, inside it "
+	       "no significant change,\n across its edge inconclusive; Ratio: to the run's own "
+	       "no-load phase)\n", c->opts.threshold * 100);
 }
 
-static bool loads_comparable(const struct phase_cmp *c)
+static double load_lcpu(const struct report_phase *p, const char *load)
 {
-	return c->a->nload > 0 && c->b->nload > 0;
+	size_t i;
+
+	for (i = 0; p != NULL && i < p->nload; i++)
+		if (strcmp(p->load[i].name, load) == 0)
+			return p->load[i].lcpu_pct;
+	return NAN;
 }
 
-/* ---- text ---- */
-
-static char *fmt_change(double pct)
+static void loads_rows(const struct cmp *c, const char *phase, struct table *t)
 {
-	return isfinite(pct) ? xasprintf("%+.1f%%", pct) : xstrdup("-");
+	const struct report_phase *pa, *pb;
+	struct phase_figures pf;
+	size_t ia, ib, k;
+
+	pa = cmp_find_phase(&c->runs[0], phase, &ia);
+	pb = cmp_find_phase(&c->runs[1], phase, &ib);
+	if (pa == NULL || pb == NULL)
+		return;
+	figures_of(c, phase, &pf);
+	for (k = 1; k < pf.n; k++) {
+		struct cmp_ranking rk;
+		struct change ch;
+		char *row[9];
+
+		cmp_rank(c->runs, 2, phase, &pf.f[k], &c->opts, &rk);
+		ch = cmp_pair(&rk, 0, 1);
+		row[0] = xstrdup(phase);
+		row[1] = xstrdup(pf.f[k].load);
+		row[2] = rk.why[0] ? xstrdup("-") : fmt_count(ch.median_a);
+		row[3] = rk.why[1] ? xstrdup("-") : fmt_count(ch.median_b);
+		row[4] = fmt_pct(ch.ratio);
+		row[5] = fmt_interval(&ch);
+		row[6] = fmt_fixed(load_lcpu(pa, pf.f[k].load), 1);
+		row[7] = fmt_fixed(load_lcpu(pb, pf.f[k].load), 1);
+		row[8] = rk.why[0] || rk.why[1] ? unusable_text(&rk) : verdict_text(&ch, &pf.f[k]);
+		table_row(t, row);
+		cmp_ranking_free(&rk);
+	}
+	figures_free(&pf);
 }
 
-static char *fmt_p(const struct phase_cmp *c)
+static void print_loads(const struct cmp *c)
 {
-	if (!c->tested)
-		return xstrdup("-");
-	return c->test.p < 0.001 ? xstrdup("<0.001") : xasprintf("%.3f", c->test.p);
+	static const char *const head[] = {
+		"Phase", "Load", "Rate A", "Rate B", "change", "95% interval", "LCPU% A",
+		"LCPU% B", "B vs A",
+	};
+	static const char align[] = "llrrrrrrl";
+	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
+	struct table t;
+	size_t i;
+
+	table_init(&t, head, align);
+	for (i = 0; i < c->nphases; i++)
+		loads_rows(c, c->phases[i], &t);
+	if (t.nrows > 1) {
+		printf("\nLoads' throughput (cycles per second over each round's probe window, "
+		       "median of the rounds;\n a load that does less work has not made the "
+		       "job's time comparable)\n");
+		table_print(&t, stdout);
+	}
+	table_free(&t);
 }
 
-static void print_side(const char *which, const struct side *s)
-{
-	const struct run_row *r = &s->rep.run;
-	char started[64];
-
-	format_wall(r->started_at, started, sizeof started);
-	printf("%s     run %lld in %s (%s), profile %s, started %s\n", which, (long long)r->id,
-	       s->db_path, r->status, r->profile_name, started);
-	printf("      host %s, kernel %s\n", r->host, r->kernel);
-}
-
-/* "Only in A: cold, mem", when there are such phases. */
-static void print_only(const char *which, const struct side *s, const struct side *other)
+static void print_only(const struct cmp *c, size_t which, const char *label)
 {
 	size_t i, at;
 	bool any = false;
 
-	for (i = 0; i < s->rep.nphases; i++) {
-		const char *name = s->rep.phases[i].name;
-
-		if (find_phase(other, name, &at) != NULL)
+	for (i = 0; i < c->nphases; i++) {
+		if (cmp_find_phase(&c->runs[which], c->phases[i], &at) == NULL ||
+		    cmp_find_phase(&c->runs[1 - which], c->phases[i], &at) != NULL)
 			continue;
 		if (any)
-			printf(", %s", name);
+			printf(", %s", c->phases[i]);
 		else
-			printf("\nOnly in %s: %s", which, name);
+			printf("\nOnly in %s: %s", label, c->phases[i]);
 		any = true;
 	}
 	if (any)
 		putchar('\n');
 }
 
-/* The main table: one row per phase both runs have. */
-static void print_phases(const struct phase_cmp *cmp, size_t ncmp)
+static void print_header(const struct cmp *c, const char *const *labels)
 {
-	static const char *const head[] = {
-		"Phase", "Time A", "Time B", "change", "Ratio A", "Ratio B", "n A", "n B",
-		"p", "B vs A", "",
-	};
-	enum { NCOLS = sizeof head / sizeof head[0] };
-	static const char align[] = "lrrrrrrrrll";
-	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
-	struct table t;
+	const char *f0 = c->runs[0].rep.run.tree_fingerprint;
+	size_t i;
+	bool same_job = true;
+
+	for (i = 0; i < c->n; i++)
+		print_run_line(labels[i], &c->runs[i]);
+	if (c->same_tree) {
+		printf("Tree  %s\n", f0[0] ? f0 : "-");
+	} else {
+		printf("Tree ");
+		for (i = 0; i < c->n; i++) {
+			const char *fp = c->runs[i].rep.run.tree_fingerprint;
+
+			printf(" %s %s%s", labels[i], fp[0] ? fp : "none", i + 1 < c->n ? "," : "");
+		}
+		printf(": compared anyway (--force)\n");
+	}
+	for (i = 1; i < c->n; i++)
+		same_job &= strcmp(c->runs[i].job, c->runs[0].job) == 0;
+	if (same_job) {
+		printf("Job   %s\n", c->runs[0].job);
+	} else {
+		printf("Job  ");
+		for (i = 0; i < c->n; i++)
+			printf(" %s %s%s", labels[i], c->runs[i].job, i + 1 < c->n ? "," : "");
+		putchar('\n');
+	}
+	putchar('\n');
+}
+
+static void print_two(const struct cmp *c)
+{
+	static const char *const labels[] = { "A", "B" };
+
+	print_header(c, labels);
+	print_times(c);
+	print_loads(c);
+	print_only(c, 0, "A");
+	print_only(c, 1, "B");
+}
+
+/* ---- many runs: ranked ---- */
+
+/* "1", "2 = 4": the runs of one rank, by their position on the command line. */
+static char *runs_of_rank(const struct cmp_ranking *rk, size_t rank)
+{
+	char *s = NULL;
 	size_t i;
 
-	table_init(&t, head, align);
-	for (i = 0; i < ncmp; i++) {
-		const struct phase_cmp *c = &cmp[i];
-		char *row[NCOLS];
+	for (i = 0; i < rk->n; i++) {
+		char *next;
 
-		row[0] = xstrdup(c->a->name);
-		row[1] = fmt_ms(c->sa.median);
-		row[2] = fmt_ms(c->sb.median);
-		row[3] = fmt_change(c->change_pct);
-		row[4] = fmt_fixed(c->a->ratio, 2);
-		row[5] = fmt_fixed(c->b->ratio, 2);
-		row[6] = xasprintf("%zu", c->sa.n);
-		row[7] = xasprintf("%zu", c->sb.n);
-		row[8] = fmt_p(c);
-		row[9] = xstrdup(c->verdict);
-		row[10] = xstrdup(c->note ? c->note : "");
+		if (rk->rank[i] != rank)
+			continue;
+		next = s ? xasprintf("%s = %zu", s, i + 1) : xasprintf("%zu", i + 1);
+		free(s);
+		s = next;
+	}
+	return s ? s : xstrdup("-");
+}
+
+/* The lowest rank above `above` any run holds; 0 when none. */
+static size_t next_rank(const struct cmp_ranking *rk, size_t above)
+{
+	size_t i, best = 0;
+
+	for (i = 0; i < rk->n; i++)
+		if (rk->rank[i] > above && (best == 0 || rk->rank[i] < best))
+			best = rk->rank[i];
+	return best;
+}
+
+/* The run the others are set against: the best-ranked, with the better
+ * median among those tied. */
+static size_t leader(const struct cmp_ranking *rk, const struct cmp_figure *f)
+{
+	size_t i, lead = rk->n;
+
+	for (i = 0; i < rk->n; i++) {
+		struct change ch;
+
+		if (rk->rank[i] != 1)
+			continue;
+		if (lead == rk->n) {
+			lead = i;
+			continue;
+		}
+		ch = cmp_pair(rk, lead, i);
+		if (f->higher_better ? ch.ratio > 1 : ch.ratio < 1)
+			lead = i;
+	}
+	return lead;
+}
+
+static void ranked_table(const struct cmp *c, const char *phase, const struct cmp_figure *f,
+			 const struct cmp_ranking *rk)
+{
+	static const char *const head[] = {
+		"Rank", "Run", "Value", "vs best", "95% interval", "rounds", "verdict vs best",
+	};
+	static const char align[] = "lrrrrrl";
+	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
+	size_t lead = leader(rk, f), rank, i;
+	struct table t;
+	char name[128];
+
+	printf("\n%s, %s (%s)\n", phase, figure_name(f, name, sizeof name),
+	       f->load ? "cycles per second, higher is better" : "median ms, lower is better");
+	table_init(&t, head, align);
+	for (rank = next_rank(rk, 0); rank != 0; rank = next_rank(rk, rank)) {
+		for (i = 0; i < rk->n; i++) {
+			struct change ch;
+			size_t at;
+			char *row[7];
+
+			if (rk->rank[i] != rank)
+				continue;
+			cmp_find_phase(&c->runs[i], phase, &at);
+			row[0] = xasprintf("%zu", rank);
+			row[1] = xasprintf("%zu", i + 1);
+			row[2] = fmt_figure(f, rk->median[i]);
+			if (i == lead) {
+				row[3] = xstrdup("");
+				row[4] = xstrdup("");
+				row[6] = xstrdup("(best)");
+			} else {
+				ch = cmp_pair(rk, lead, i);
+				row[3] = fmt_pct(ch.ratio);
+				row[4] = fmt_interval(&ch);
+				row[6] = verdict_text(&ch, f);
+			}
+			row[5] = xasprintf("%zu", c->runs[i].rep.phases[at].valid_rounds);
+			table_row(&t, row);
+		}
+	}
+	for (i = 0; i < rk->n; i++) {
+		char *row[7];
+
+		if (rk->why[i] == NULL)
+			continue;
+		row[0] = xstrdup("-");
+		row[1] = xasprintf("%zu", i + 1);
+		row[2] = xstrdup("-");
+		row[3] = xstrdup("");
+		row[4] = xstrdup("");
+		row[5] = xstrdup("");
+		row[6] = xstrdup(rk->why[i]);
 		table_row(&t, row);
 	}
 	table_print(&t, stdout);
 	table_free(&t);
-	printf("(Time: median job wall time, ms; change: B / A - 1; Ratio: to the run's own "
-	       "no-load phase;\n p: Mann-Whitney U, two-sided; significant below 0.05)\n");
 }
 
-/* The loads' work and CPU%, for the phases with loads in both runs. */
-static void print_loads(const struct phase_cmp *cmp, size_t ncmp)
+/* One row of the summary: the runs ranked first and second. */
+static void summary_row(const char *phase, const struct cmp_figure *f,
+			const struct cmp_ranking *rk, struct table *t)
 {
-	static const char *const head[] = {
-		"Phase", "Loads A", "Loads B", "change", "LCPU% A", "LCPU% B",
-	};
-	enum { NCOLS = sizeof head / sizeof head[0] };
-	static const char align[] = "lrrrrr";
-	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
-	struct table t;
-	size_t i;
+	size_t first = next_rank(rk, 0), second = first ? next_rank(rk, first) : 0;
+	char name[128], *row[4];
 
-	table_init(&t, head, align);
-	for (i = 0; i < ncmp; i++) {
-		const struct phase_cmp *c = &cmp[i];
-		char *row[NCOLS];
-
-		if (!loads_comparable(c))
-			continue;
-		row[0] = xstrdup(c->a->name);
-		row[1] = fmt_count(c->a->load_cycles);
-		row[2] = fmt_count(c->b->load_cycles);
-		row[3] = fmt_change(change_pct(c->a->load_cycles, c->b->load_cycles));
-		row[4] = fmt_fixed(c->a->lcpu_pct, 1);
-		row[5] = fmt_fixed(c->b->lcpu_pct, 1);
-		table_row(&t, row);
-	}
-	if (t.nrows > 1) {
-		printf("\nLoads over the probe window (load cycles and the loads' CPU%%, "
-		       "mean per round)\n");
-		table_print(&t, stdout);
-	}
-	table_free(&t);
+	row[0] = xstrdup(phase);
+	row[1] = xstrdup(figure_name(f, name, sizeof name));
+	row[2] = first ? runs_of_rank(rk, first) : xstrdup("-");
+	row[3] = second ? runs_of_rank(rk, second) : xstrdup("-");
+	table_row(t, row);
 }
 
-static int print_text(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
-		      size_t ncmp, bool same_tree)
+static void print_many(const struct cmp *c)
 {
-	const char *fa = a->rep.run.tree_fingerprint, *fb = b->rep.run.tree_fingerprint;
+	static const char *const head[] = { "Phase", "Figure", "best", "second" };
+	struct table summary;
+	char **labels = xcalloc(c->n, sizeof *labels);
+	size_t i, k;
 
-	print_side("A", a);
-	print_side("B", b);
-	if (same_tree)
-		printf("Tree  %s\n", fa[0] ? fa : "-");
-	else
-		printf("Tree  A %s, B %s: compared anyway (--force)\n", fa[0] ? fa : "none",
-		       fb[0] ? fb : "none");
-	if (strcmp(a->job, b->job) == 0)
-		printf("Job   %s\n", a->job);
-	else
-		printf("Job   A %s, B %s\n", a->job, b->job);
-	putchar('\n');
-	if (ncmp == 0)
-		printf("No phase name in both runs.\n");
-	else
-		print_phases(cmp, ncmp);
-	print_loads(cmp, ncmp);
-	print_only("A", a, b);
-	print_only("B", b, a);
-	return 0;
+	for (i = 0; i < c->n; i++)
+		labels[i] = xasprintf("%zu", i + 1);
+	print_header(c, (const char *const *)labels);
+	printf("Runs are numbered as given. Ranks: 1 + how many runs are better beyond the "
+	       "±%g%% band;\nruns within it, or too close to tell, share a rank.\n",
+	       c->opts.threshold * 100);
+	table_init(&summary, head, "llll");
+	for (i = 0; i < c->nphases; i++) {
+		struct phase_figures pf;
+
+		figures_of(c, c->phases[i], &pf);
+		for (k = 0; k < pf.n; k++) {
+			struct cmp_ranking rk;
+
+			cmp_rank(c->runs, c->n, c->phases[i], &pf.f[k], &c->opts, &rk);
+			ranked_table(c, c->phases[i], &pf.f[k], &rk);
+			summary_row(c->phases[i], &pf.f[k], &rk, &summary);
+			cmp_ranking_free(&rk);
+		}
+		figures_free(&pf);
+	}
+	printf("\nSummary (runs by number; '=' joins runs that share a rank)\n");
+	table_print(&summary, stdout);
+	table_free(&summary);
+	for (i = 0; i < c->n; i++)
+		free(labels[i]);
+	free(labels);
 }
 
 /* ---- JSON ---- */
 
-static json_t *json_side(const struct side *s)
+static json_t *json_run(const struct cmp_run *r)
 {
-	const struct run_row *r = &s->rep.run;
+	const struct run_row *row = &r->rep.run;
 	json_t *o = json_object();
 
-	json_set(o, "spec", json_text(s->spec));
-	json_set(o, "db", json_text(s->db_path));
-	json_set(o, "id", json_integer(r->id));
-	json_set(o, "status", json_text(r->status));
-	json_set(o, "profile", json_text(r->profile_name));
-	json_set(o, "host", json_text(r->host));
-	json_set(o, "kernel", json_text(r->kernel));
-	json_set(o, "started_at", json_real_or_null(r->started_at));
-	json_set(o, "tree_fingerprint", json_text(r->tree_fingerprint));
-	json_set(o, "job", json_text(s->job));
-	json_set(o, "baseline", s->rep.baseline ? json_text(s->rep.baseline) : json_null());
+	json_set(o, "spec", json_text(r->spec));
+	json_set(o, "db", json_text(r->db_path));
+	json_set(o, "id", json_integer(row->id));
+	json_set(o, "status", json_text(row->status));
+	json_set(o, "profile", json_text(row->profile_name));
+	json_set(o, "host", json_text(row->host));
+	json_set(o, "kernel", json_text(row->kernel));
+	json_set(o, "started_at", json_real_or_null(row->started_at));
+	json_set(o, "tree_fingerprint", json_text(row->tree_fingerprint));
+	json_set(o, "job", json_text(r->job));
 	return o;
 }
 
-static json_t *json_phase_side(const struct report_phase *p, const struct summary *s)
+static json_t *json_change(const struct change *ch, const struct cmp_figure *f, size_t a,
+			   size_t b)
 {
 	json_t *o = json_object();
+	char *text = verdict_text(ch, f);
 
-	json_set(o, "n", json_integer((json_int_t)s->n));
-	json_set(o, "median_ms", json_real_or_null(s->median));
-	json_set(o, "mean_ms", json_real_or_null(s->mean));
-	json_set(o, "ratio", json_real_or_null(p->ratio));
-	json_set(o, "valid_rounds", json_integer((json_int_t)p->valid_rounds));
-	json_set(o, "rounds", json_integer((json_int_t)p->nrounds));
-	json_set(o, "note", p->note[0] ? json_text(p->note) : json_null());
-	json_set(o, "cache", json_text(p->cache));
-	json_set(o, "loads", json_text(p->loads));
-	json_set(o, "load_cycles", json_real_or_null(p->load_cycles));
-	json_set(o, "lcpu_pct", json_real_or_null(p->lcpu_pct));
+	json_set(o, "a", json_integer((json_int_t)a));
+	json_set(o, "b", json_integer((json_int_t)b));
+	json_set(o, "median_a", json_real_or_null(ch->median_a));
+	json_set(o, "median_b", json_real_or_null(ch->median_b));
+	json_set(o, "ratio", json_real_or_null(ch->ratio));
+	json_set(o, "ci_low", json_real_or_null(ch->ci_low));
+	json_set(o, "ci_high", json_real_or_null(ch->ci_high));
+	json_set(o, "verdict", json_string(verdict_key(ch->verdict)));
+	json_set(o, "verdict_text", json_string(text));
+	json_set(o, "rounds_needed", ch->rounds_needed ? json_integer((json_int_t)ch->rounds_needed)
+						       : json_null());
+	free(text);
 	return o;
 }
 
-static json_t *json_phase_cmp(const struct phase_cmp *c)
+static json_t *json_figure(const struct cmp *c, const char *phase, const struct cmp_figure *f,
+			   const struct cmp_ranking *rk)
 {
-	json_t *o = json_object(), *test = json_null();
+	json_t *o = json_object(), *runs = json_array(), *pairs = json_array();
+	size_t i, j, at;
 
-	if (c->tested) {
-		test = json_object();
-		json_set(test, "u", json_real_or_null(c->test.u));
-		json_set(test, "z", json_real_or_null(c->test.z));
-		json_set(test, "p", json_real_or_null(c->test.p));
-		json_set(test, "significant", json_boolean(c->test.shift != 0));
+	for (i = 0; i < rk->n; i++) {
+		const struct report_phase *p = cmp_find_phase(&c->runs[i], phase, &at);
+		json_t *r = json_object();
+
+		json_set(r, "run", json_integer((json_int_t)i));
+		json_set(r, "rank", rk->rank[i] ? json_integer((json_int_t)rk->rank[i]) : json_null());
+		json_set(r, "why_not", rk->why[i] ? json_text(rk->why[i]) : json_null());
+		json_set(r, "median", json_real_or_null(rk->median[i]));
+		json_set(r, "valid_rounds", p ? json_integer((json_int_t)p->valid_rounds) : json_null());
+		json_set(r, "note", p && p->note[0] ? json_text(p->note) : json_null());
+		json_array_append_new(runs, r);
 	}
-	json_set(o, "name", json_text(c->a->name));
-	json_set(o, "a", json_phase_side(c->a, &c->sa));
-	json_set(o, "b", json_phase_side(c->b, &c->sb));
-	json_set(o, "change_pct", json_real_or_null(c->change_pct));
-	json_set(o, "test", test);
-	json_set(o, "verdict", json_text(c->verdict));
-	json_set(o, "note", c->note ? json_text(c->note) : json_null());
-	json_set(o, "load_cycles_change_pct",
-	     loads_comparable(c) ? json_real_or_null(change_pct(c->a->load_cycles, c->b->load_cycles))
-				 : json_null());
+	for (i = 0; i < rk->n; i++)
+		for (j = i + 1; j < rk->n; j++)
+			if (rk->why[i] == NULL && rk->why[j] == NULL)
+				json_array_append_new(pairs, json_change(&rk->pair[i * rk->n + j],
+									 f, i, j));
+	json_set(o, "figure", json_string(f->load ? "load" : "time"));
+	json_set(o, "load", f->load ? json_text(f->load) : json_null());
+	json_set(o, "unit", json_string(f->load ? "cycles/s" : "ms"));
+	json_set(o, "higher_is_better", json_boolean(f->higher_better));
+	json_set(o, "runs", runs);
+	json_set(o, "pairs", pairs);
 	return o;
 }
 
-static json_t *json_only(const struct side *s, const struct side *other)
+static json_t *build_json(const struct cmp *c)
 {
-	json_t *names = json_array();
-	size_t i, at;
+	json_t *root = json_object(), *runs = json_array(), *phases = json_array();
+	size_t i, k;
 
-	for (i = 0; i < s->rep.nphases; i++)
-		if (find_phase(other, s->rep.phases[i].name, &at) == NULL)
-			json_array_append_new(names, json_text(s->rep.phases[i].name));
-	return names;
-}
+	for (i = 0; i < c->n; i++)
+		json_array_append_new(runs, json_run(&c->runs[i]));
+	for (i = 0; i < c->nphases; i++) {
+		json_t *ph = json_object(), *figs = json_array();
+		struct phase_figures pf;
 
-static json_t *build_json(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
-			  size_t ncmp, bool same_tree)
-{
-	json_t *root = json_object(), *phases = json_array();
-	size_t i;
+		figures_of(c, c->phases[i], &pf);
+		for (k = 0; k < pf.n; k++) {
+			struct cmp_ranking rk;
 
-	for (i = 0; i < ncmp; i++)
-		json_array_append_new(phases, json_phase_cmp(&cmp[i]));
-	json_set(root, "a", json_side(a));
-	json_set(root, "b", json_side(b));
-	json_set(root, "same_tree", json_boolean(same_tree));
-	json_set(root, "same_job", json_boolean(strcmp(a->job, b->job) == 0));
-	json_set(root, "test", json_text("Mann-Whitney U, two-sided, normal approximation"));
-	json_set(root, "alpha", json_real(0.05));
+			cmp_rank(c->runs, c->n, c->phases[i], &pf.f[k], &c->opts, &rk);
+			json_array_append_new(figs, json_figure(c, c->phases[i], &pf.f[k], &rk));
+			cmp_ranking_free(&rk);
+		}
+		figures_free(&pf);
+		json_set(ph, "name", json_text(c->phases[i]));
+		json_set(ph, "figures", figs);
+		json_array_append_new(phases, ph);
+	}
+	json_set(root, "runs", runs);
+	json_set(root, "same_tree", json_boolean(c->same_tree));
+	json_set(root, "method", json_string("ratio of medians, 95% interval from a hierarchical "
+					     "bootstrap (rounds, then jobs), t-stretched"));
+	json_set(root, "threshold", json_real(c->opts.threshold));
+	json_set(root, "resamples", json_integer(c->opts.resamples));
 	json_set(root, "phases", phases);
-	json_set(root, "only_in_a", json_only(a, b));
-	json_set(root, "only_in_b", json_only(b, a));
 	return root;
 }
 
-static int print_json(const struct side *a, const struct side *b, const struct phase_cmp *cmp,
-		      size_t ncmp, bool same_tree)
+static int print_json(const struct cmp *c)
 {
-	json_t *root = build_json(a, b, cmp, ncmp, same_tree);
+	json_t *root = build_json(c);
 	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 
 	json_decref(root);
@@ -458,6 +704,49 @@ static int print_json(const struct side *a, const struct side *b, const struct p
 
 /* ---- the command ---- */
 
+/* Refuses runs over different trees unless forced; warns of other jobs. */
+static int check_comparable(struct cmp *c, bool force)
+{
+	const struct cmp_run *r0 = &c->runs[0];
+	size_t i;
+
+	c->same_tree = true;
+	for (i = 1; i < c->n; i++) {
+		const struct cmp_run *r = &c->runs[i];
+		const char *fa = r0->rep.run.tree_fingerprint, *fb = r->rep.run.tree_fingerprint;
+
+		if (strcmp(fa, fb) != 0) {
+			c->same_tree = false;
+			if (!force) {
+				log_error("runs %s and %s timed different trees (fingerprints %s "
+					  "and %s): their times are not comparable (--force "
+					  "compares them anyway)", r0->spec, r->spec,
+					  fa[0] ? fa : "none", fb[0] ? fb : "none");
+				return -1;
+			}
+			log_warn("runs %s and %s timed different trees (fingerprints %s and %s): "
+				 "compared anyway, as --force asks", r0->spec, r->spec,
+				 fa[0] ? fa : "none", fb[0] ? fb : "none");
+		}
+		if (strcmp(r0->job, r->job) != 0)
+			log_warn("runs %s and %s timed different jobs ('%s' and '%s')", r0->spec,
+				 r->spec, r0->job, r->job);
+	}
+	return 0;
+}
+
+static void cmp_free(struct cmp *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		cmp_run_free(&c->runs[i]);
+	free(c->runs);
+	for (i = 0; i < c->nphases; i++)
+		free(c->phases[i]);
+	free(c->phases);
+}
+
 static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
 			    char **argv)
 {
@@ -465,17 +754,18 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 		{ "json", no_argument, NULL, 'j' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct side a = { 0 }, b = { 0 };
-	struct phase_cmp *cmp = NULL;
-	size_t ncmp = 0, i, ib;
-	bool json = false, force = false, same_tree;
+	struct cmp c = { 0 };
+	bool json = false, force = false;
 	const char *html = NULL;
 	int opt, status = LOADCTL_ERROR;
+	size_t i;
 
-	while ((opt = getopt_long(argc, argv, "jfh", longopts, NULL)) != -1) {
+	change_opts_default(&c.opts);
+	while ((opt = getopt_long(argc, argv, "jft:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -486,74 +776,64 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 		case 'H':
 			html = optarg;
 			break;
+		case 't':
+			c.opts.threshold = cmp_parse_threshold(optarg);
+			if (c.opts.threshold < 0)
+				return loadctl_usage_error(self, "--threshold '%s' is not a "
+								 "percentage between 0 and 100",
+							   optarg);
+			break;
 		case 'h':
 			return loadctl_usage(self);
 		default:
 			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		return loadctl_usage_error(self, argc - optind < 2 ? "which two runs?"
-								     : "too many arguments");
+	if (argc - optind < 2)
+		return loadctl_usage_error(self, "which runs? give two or more");
 	if (json && html != NULL)
 		return loadctl_usage_error(self, "--json and --html exclude each other");
-	for (i = 0; i < 2; i++) {
-		const char *spec = argv[optind + i];
+	c.n = (size_t)(argc - optind);
+	c.runs = xcalloc(c.n, sizeof *c.runs);
+	for (i = 0; i < c.n; i++) {
+		const char *spec = argv[optind + (int)i];
 
-		if (parse_spec(spec, lc->db_path, i ? &b : &a) < 0) {
-			free(a.db_path);
+		if (cmp_run_parse(spec, lc->db_path, &c.runs[i]) < 0) {
+			cmp_free(&c);
 			return loadctl_usage_error(self, "'%s' is not a run: give RUN or DB:RUN "
 							 "(see loadctl runs)", spec);
 		}
 	}
 	if (!json && html == NULL) /* a page is machine output, escaped as HTML */
 		term_guard_stdout();
-	if (side_load(&a) < 0 || side_load(&b) < 0)
-		goto out;
-
-	same_tree = strcmp(a.rep.run.tree_fingerprint, b.rep.run.tree_fingerprint) == 0;
-	if (!same_tree) {
-		const char *fa = a.rep.run.tree_fingerprint, *fb = b.rep.run.tree_fingerprint;
-
-		if (!force) {
-			log_error("runs %s and %s timed different trees (fingerprints %s and %s): "
-				  "their times are not comparable (--force compares them anyway)",
-				  a.spec, b.spec, fa[0] ? fa : "none", fb[0] ? fb : "none");
+	for (i = 0; i < c.n; i++)
+		if (cmp_run_load(&c.runs[i]) < 0)
 			goto out;
-		}
-		log_warn("runs %s and %s timed different trees (fingerprints %s and %s): "
-			 "compared anyway, as --force asks", a.spec, b.spec, fa[0] ? fa : "none",
-			 fb[0] ? fb : "none");
-	}
-	if (strcmp(a.job, b.job) != 0)
-		log_warn("runs %s and %s timed different jobs ('%s' and '%s')", a.spec, b.spec,
-			 a.job, b.job);
-
-	cmp = xcalloc(a.rep.nphases + 1, sizeof *cmp);
-	for (i = 0; i < a.rep.nphases; i++)
-		if (find_phase(&b, a.rep.phases[i].name, &ib) != NULL)
-			compare_phase(&a, i, &b, ib, &cmp[ncmp++]);
+	if (check_comparable(&c, force) < 0)
+		goto out;
+	collect_phases(&c);
 	if (html != NULL) {
-		json_t *root = build_json(&a, &b, cmp, ncmp, same_tree);
+		json_t *root = build_json(&c);
 
-		if (compare_html(html, root) == 0)
-			status = LOADCTL_OK;
+		status = compare_html(html, root) == 0 ? LOADCTL_OK : LOADCTL_ERROR;
 		json_decref(root);
-	} else if ((json ? print_json : print_text)(&a, &b, cmp, ncmp, same_tree) == 0) {
+	} else if (json) {
+		status = print_json(&c) == 0 ? LOADCTL_OK : LOADCTL_ERROR;
+	} else {
+		if (c.n == 2)
+			print_two(&c);
+		else
+			print_many(&c);
 		status = LOADCTL_OK;
 	}
-	for (i = 0; i < ncmp; i++)
-		free(cmp[i].note);
-	free(cmp);
 out:
-	side_free(&a);
-	side_free(&b);
+	cmp_free(&c);
 	return status;
 }
 
 const struct loadctl_cmd cmd_compare_entry = {
 	.name = "compare",
-	.args = "A B [--json] [--force] [--html FILE]",
-	.summary = "two runs (RUN or DB:RUN) side by side, phase by phase",
+	.args = "RUN RUN... [--threshold PCT] [--json | --html FILE] [--force]",
+	.summary = "two or more runs (RUN or DB:RUN) phase by phase: changes, verdicts, ranking",
 	.exec = cmd_compare_exec,
 };

@@ -128,7 +128,7 @@ static void print_help(FILE *fp)
 
 	fprintf(fp, "usage: %s [--db PATH] COMMAND [ARGS]\n\n", log_progname());
 	fprintf(fp, "Asks the running loadd what it does and stops it; reads what loadd recorded:\n"
-		    "lists runs, reports them, exports their samples, compares two.\n\n");
+		    "lists runs, reports them, exports their samples, compares and ranks them.\n\n");
 	fprintf(fp, "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++) {
 		size_t len = strlen(commands[i]->name) + 1 + strlen(commands[i]->args);
