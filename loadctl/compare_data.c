@@ -195,6 +195,8 @@ static double rounds_median(const struct rounds *r)
 
 	for (i = 0; i < r->nrounds; i++)
 		n += r->len[i];
+	if (n == 0)
+		return NAN;
 	v = xcalloc(n + 1, sizeof *v);
 	memcpy(v, r->v, n * sizeof *v);
 	summarize(v, n, &s);

@@ -110,7 +110,7 @@ faster | slower | "no significant change" | "inconclusive: need more rounds ("*"
 *) fail "phase cpu: verdict '$(verdict cpu)' in: $(cat "$T/out")" ;;
 esac
 # none is each run's baseline: its ratio is 1.00 on both sides.
-pct='[-+>][0-9.]+%'
+pct='(>\+|[-+])[0-9.]+%'
 grep -qE "^none +[0-9.]+ +[0-9.]+ +$pct +$pct \.\. $pct +1\.00 +1\.00 +3/3 " "$T/out" ||
 	fail "none's row: $(cat "$T/out")"
 grep -qE '^Phase +Load +Rate A +Rate B +change +95% interval +LCPU% A +LCPU% B +B vs A$' "$T/out" ||
