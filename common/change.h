@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Did a figure change between two runs? The change is the ratio of the two
  * runs' medians with a confidence interval from a hierarchical bootstrap
  * (resample rounds, then the values within each drawn round), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* What loadctl compare and loadctl check compare: runs named RUN or DB:RUN,
  * each read once, and per phase the figures both can compare (the job's time
  * and each load's throughput), round by round, with the change statistics of
