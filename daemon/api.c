@@ -6,7 +6,9 @@
 #include "api.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -36,12 +38,15 @@
 #include "xalloc.h"
 
 #define API_SOCKET_GROUP "loadd"
-#define API_TIMEOUT_S 5             /* to send a whole request, or take a reply */
+#define API_TIMEOUT_S 5             /* from accept (or the last reply) to a whole request */
 #define API_MAX_HEADERS 8192
 #define API_MAX_BODY 4096           /* no route takes a body */
 #define API_STOP_FALLBACK_MS 1000   /* stop even when the 202 never reaches its client */
 #define API_ACCEPT_PAUSE_MS 1000    /* out of fds: stop accepting this long */
 #define API_FD_LIMIT 8192
+#define API_MAX_CONNECTIONS 64      /* live clients at most, whatever the fd limit */
+#define API_FD_RESERVE 24           /* fds never given to clients: the probe's and loads' */
+#define API_REAP_MS 100             /* after cutting a client, look again this soon */
 
 /* ---- the listening sockets ---- */
 
@@ -274,6 +279,18 @@ struct api_server {
 	struct evconnlistener *lev;
 	struct event *resume;
 	const char *where;
+	struct event *drain;              /* past the cap: close what waits */
+	struct bufferevent *refused;      /* the connection that met the cap */
+};
+
+/* A client's connection, held (a bufferevent reference) from accept until
+ * evhttp has let it go, so that live clients can be counted and each given
+ * a deadline for its whole request: evhttp's own timeout restarts with
+ * every byte, so a client trickling one byte a second would never meet it. */
+struct api_conn {
+	struct api *api;
+	struct bufferevent *bev;   /* NULL: a free slot */
+	struct event *deadline;
 };
 
 struct api {
@@ -295,6 +312,11 @@ struct api {
 	void *stop_arg;
 	bool stop_fired;
 	struct event *stop_timer;
+
+	struct event_base *base;
+	struct api_conn conns[API_MAX_CONNECTIONS];
+	size_t nconns, max_conns;
+	unsigned long refused;
 };
 
 struct route {
@@ -411,11 +433,14 @@ static void serve_runs(struct api *api, struct evhttp_request *req, struct evkey
 			    limit_text);
 		return;
 	}
-	if (db_runs_list(api->db, &rows, &n) < 0) {
+	/* The database stops at the limit: a long history is not read in the
+	 * event loop only to be cut. */
+	if (db_list(api->db, REC_RUN, 0, limit > 0 && limit < INT_MAX ? (int)limit : 0,
+		    (void **)&rows, &n) < 0) {
 		reply_error(req, 500, "loadd could not read the runs from its database");
 		return;
 	}
-	reply_json(req, 200, runs_json(rows, limit > 0 && (size_t)limit < n ? (size_t)limit : n));
+	reply_json(req, 200, runs_json(rows, n));
 	for (size_t i = 0; i < n; i++)
 		db_run_row_free(&rows[i]);
 	free(rows);
@@ -555,13 +580,17 @@ static void dispatch(struct api *api, const struct route *routes, struct evhttp_
 	evhttp_clear_headers(&query);
 }
 
+static void conn_request_done(struct api *api, struct evhttp_request *req);
+
 static void on_unix_request(struct evhttp_request *req, void *arg)
 {
+	conn_request_done(arg, req);
 	dispatch(arg, unix_routes, req);
 }
 
 static void on_tcp_request(struct evhttp_request *req, void *arg)
 {
+	conn_request_done(arg, req);
 	dispatch(arg, tcp_routes, req);
 }
 
@@ -600,6 +629,150 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 	evtimer_add(srv->resume, &pause);
 }
 
+/* evhttp has freed the connection: bufferevent_free() clears the
+ * callbacks, and only our reference keeps the structure. */
+static bool conn_closed(struct api_conn *c)
+{
+	bufferevent_data_cb readcb = NULL, writecb = NULL;
+	bufferevent_event_cb eventcb = NULL;
+
+	bufferevent_getcb(c->bev, &readcb, &writecb, &eventcb, NULL);
+	return readcb == NULL && writecb == NULL && eventcb == NULL;
+}
+
+static void conn_release(struct api_conn *c)
+{
+	event_del(c->deadline);
+	bufferevent_decref(c->bev);
+	c->bev = NULL;
+	c->api->nconns--;
+}
+
+static void conns_reap(struct api *api)
+{
+	for (size_t i = 0; i < api->max_conns; i++)
+		if (api->conns[i].bev != NULL && conn_closed(&api->conns[i]))
+			conn_release(&api->conns[i]);
+}
+
+/* Ends a connection evhttp still holds: it reads the end and frees it. */
+static void conn_cut(struct bufferevent *bev)
+{
+	evutil_socket_t fd = bufferevent_getfd(bev);
+
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+}
+
+static void on_conn_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct api_conn *c = arg;
+	struct timeval again = { 0, API_REAP_MS * 1000 };
+
+	if (conn_closed(c)) {
+		conn_release(c);
+		return;
+	}
+	conn_cut(c->bev);
+	evtimer_add(c->deadline, &again);
+}
+
+/* Past the cap: the connection that met it is closed, and so is every one
+ * waiting in the backlog (accepted and closed at once, one fd at a time),
+ * so that a flood neither fills the backlog nor takes the fds the probe
+ * and loads need. Then accepting resumes. */
+static void on_drain(evutil_socket_t unused, short what, void *arg)
+{
+	struct api_server *srv = arg;
+	struct bufferevent *bev = srv->refused;
+	struct api_conn c = { .bev = bev };
+	evutil_socket_t lfd = evconnlistener_get_fd(srv->lev);
+	int fd;
+
+	srv->refused = NULL;
+	if (bev != NULL) {
+		/* Not if evhttp already let it go: its fd number may be reused. */
+		if (!conn_closed(&c))
+			conn_cut(bev);
+		bufferevent_decref(bev);
+	}
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		srv->api->refused++;
+		close(fd);
+	}
+	evconnlistener_enable(srv->lev);
+}
+
+/* Every accepted connection: tracked with its deadline, or, past the cap,
+ * closed at once (after evhttp has set its fd) with the backlog drained. */
+static struct bufferevent *on_new_conn(struct event_base *base, void *arg)
+{
+	struct api_server *srv = arg;
+	struct api *api = srv->api;
+	struct bufferevent *bev = bufferevent_socket_new(base, -1, 0);
+	struct timeval deadline = { API_TIMEOUT_S, 0 }, now = { 0, 0 };
+	struct api_conn *c = NULL;
+
+	if (bev == NULL)
+		return NULL;
+	conns_reap(api);
+	for (size_t i = 0; i < api->max_conns && c == NULL; i++)
+		if (api->conns[i].bev == NULL)
+			c = &api->conns[i];
+	bufferevent_incref(bev);
+	if (c == NULL) {
+		if (api->refused++ % 1000 == 0)
+			log_warn("control API on %s: %zu clients connected, the most allowed; "
+				 "closing new connections", srv->where, api->nconns);
+		/* The listener's accept loop stops here until the drain. */
+		evconnlistener_disable(srv->lev);
+		if (srv->refused != NULL)
+			bufferevent_decref(srv->refused);
+		srv->refused = bev;
+		evtimer_add(srv->drain, &now);
+		return bev;
+	}
+	c->bev = bev;
+	api->nconns++;
+	evtimer_add(c->deadline, &deadline);
+	return bev;
+}
+
+/* A request has been read whole and answered: the next one on the same
+ * connection gets a fresh deadline. */
+static void conn_request_done(struct api *api, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon != NULL ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	struct timeval deadline = { API_TIMEOUT_S, 0 };
+
+	for (size_t i = 0; bev != NULL && i < api->max_conns; i++)
+		if (api->conns[i].bev == bev)
+			evtimer_add(api->conns[i].deadline, &deadline);
+}
+
+/* Live clients at most: API_MAX_CONNECTIONS, and never so many that fewer
+ * than API_FD_RESERVE fds would be left of the limit. */
+static size_t conns_max(void)
+{
+	struct rlimit rl;
+	long open_fds = 0, room;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (d != NULL) {
+		while ((de = readdir(d)) != NULL)
+			open_fds += de->d_name[0] != '.';
+		closedir(d);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return API_MAX_CONNECTIONS;
+	room = (long)rl.rlim_cur - open_fds - API_FD_RESERVE;
+	if (room < 1)
+		room = 1;
+	return room < API_MAX_CONNECTIONS ? (size_t)room : API_MAX_CONNECTIONS;
+}
+
 static void serve_on(struct api_server *srv, struct api *api, struct event_base *base, int fd,
 		     const char *where, void (*cb)(struct evhttp_request *, void *))
 {
@@ -607,7 +780,8 @@ static void serve_on(struct api_server *srv, struct api *api, struct event_base 
 	srv->where = where;
 	srv->http = evhttp_new(base);
 	srv->resume = evtimer_new(base, on_accept_resume, srv);
-	if (srv->http == NULL || srv->resume == NULL)
+	srv->drain = evtimer_new(base, on_drain, srv);
+	if (srv->http == NULL || srv->resume == NULL || srv->drain == NULL)
 		fatalx("cannot create the control API's HTTP server");
 	/* The fd stays ours (no LEV_OPT_CLOSE_ON_FREE): it is closed, and the
 	 * socket file removed, only once the run is recorded as ended. */
@@ -625,6 +799,7 @@ static void serve_on(struct api_server *srv, struct api *api, struct event_base 
 	evhttp_set_max_headers_size(srv->http, API_MAX_HEADERS);
 	evhttp_set_max_body_size(srv->http, API_MAX_BODY);
 	evhttp_set_timeout(srv->http, API_TIMEOUT_S);
+	evhttp_set_bevcb(srv->http, on_new_conn, srv);
 	evhttp_set_gencb(srv->http, cb, api);
 }
 
@@ -638,6 +813,9 @@ static void server_free(struct api_server *srv)
 	/* Frees the listener too (the fd stays open). */
 	evhttp_free(srv->http);
 	event_free(srv->resume);
+	event_free(srv->drain);
+	if (srv->refused != NULL)
+		bufferevent_decref(srv->refused);
 }
 
 /* Clients' connections must not use up the fds the probe needs to start
@@ -682,6 +860,15 @@ struct api *api_new(const struct api_config *cfg)
 	api->stop_timer = evtimer_new(cfg->base, on_stop_timer, api);
 	if (api->stop_timer == NULL)
 		fatalx("cannot create the control API's timer");
+	api->base = cfg->base;
+	api->max_conns = conns_max();
+	for (size_t i = 0; i < api->max_conns; i++) {
+		api->conns[i].api = api;
+		api->conns[i].deadline = evtimer_new(cfg->base, on_conn_deadline, &api->conns[i]);
+		if (api->conns[i].deadline == NULL)
+			fatalx("cannot create the control API's timers");
+	}
+	log_debug("control API: at most %zu clients at once", api->max_conns);
 
 	serve_on(&api->unix_server, api, cfg->base, cfg->listen->unix_fd,
 		 cfg->listen->socket_path, on_unix_request);
@@ -700,6 +887,12 @@ void api_free(struct api *api)
 		return;
 	server_free(&api->unix_server);
 	server_free(&api->tcp_server);
+	/* evhttp_free has closed every connection. */
+	for (size_t i = 0; i < api->max_conns; i++) {
+		if (api->conns[i].bev != NULL)
+			conn_release(&api->conns[i]);
+		event_free(api->conns[i].deadline);
+	}
 	event_free(api->stop_timer);
 	api_view_free(&api->view);
 	free(api->status);
