@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "hist.h"
 #include "log.h"
 #include "paths.h"
 #include "trust.h"
@@ -136,6 +137,38 @@ static const char *const migrations[] = {
 	"  message TEXT"
 	");"
 	"CREATE INDEX events_run ON events(run_id, t);",
+	/* 1 -> 2: probes of several kinds. Each run's probes with their units;
+	 * samples say which probe took them (NULL: the job of a version-1 run);
+	 * high-rate probes keep a histogram per second (hist.h's compact form)
+	 * instead of a row per value. */
+	"CREATE TABLE probes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  type TEXT NOT NULL,"
+	"  units TEXT NOT NULL,"
+	"  histogram INTEGER NOT NULL DEFAULT 0,"
+	"  options TEXT,"
+	"  UNIQUE (run_id, name)"
+	");"
+	"ALTER TABLE samples ADD COLUMN probe_id INTEGER;"
+	"ALTER TABLE samples ADD COLUMN value REAL;"
+	"ALTER TABLE samples ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE histograms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  phase_id INTEGER NOT NULL REFERENCES phases(id) ON DELETE CASCADE,"
+	"  probe_id INTEGER NOT NULL,"
+	"  variant INTEGER NOT NULL DEFAULT 0,"
+	"  t REAL NOT NULL,"
+	"  count INTEGER NOT NULL,"
+	"  max_ns INTEGER NOT NULL,"
+	"  sum_ns INTEGER NOT NULL,"
+	"  steal_pct REAL,"
+	"  buckets BLOB NOT NULL"
+	");"
+	"CREATE INDEX histograms_phase ON histograms(phase_id, t);"
+	"CREATE INDEX histograms_run ON histograms(run_id, t);",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -161,6 +194,7 @@ enum stmt_id {
 	STMT_FOREACH_ALL,
 	STMT_LOADER_LATEST,
 	STMT_SYS_LATEST,
+	STMT_JOB_SAMPLES,
 	STMT_COUNT
 };
 
@@ -195,6 +229,7 @@ struct query {
 	int rec2; /* -1: none */
 	const char *alias2;
 	const char *tail;
+	int since; /* the schema version it needs (0: any); NULL statement on older files */
 };
 
 static const struct query queries[STMT_COUNT - STMT_FIXED_COUNT] = {
@@ -221,6 +256,11 @@ static const struct query queries[STMT_COUNT - STMT_FIXED_COUNT] = {
 	[STMT_SYS_LATEST - STMT_FIXED_COUNT] = {
 		"", REC_SYS_SAMPLE, "r", -1, NULL,
 		"FROM system_stats r WHERE run_id = ?1 ORDER BY t DESC, id DESC LIMIT 1" },
+	/* The job probe's samples of a phase (a version-1 file has no other). */
+	[STMT_JOB_SAMPLES - STMT_FIXED_COUNT] = {
+		"", REC_SAMPLE, "s", -1, NULL,
+		"FROM samples s WHERE s.phase_id = ?1 AND (coalesce(s.probe_id, 0) = 0 OR s.probe_id IN"
+		" (SELECT id FROM probes WHERE type = 'job')) ORDER BY s.seq, s.id", 2 },
 };
 
 struct db {
@@ -275,6 +315,7 @@ static sqlite3_stmt *stmt_get(struct db *db, enum stmt_id id)
 
 static void bind_column(sqlite3_stmt *st, int i, const struct column *c, const void *row)
 {
+	const struct blob *b;
 	const char *s;
 	double v;
 
@@ -311,6 +352,12 @@ static void bind_column(sqlite3_stmt *st, int i, const struct column *c, const v
 	case COL_I64:
 	case COL_BOOL:
 		sqlite3_bind_int64(st, i, column_integer(c, row));
+		return;
+	case COL_BLOB:
+		/* never NULL: an empty blob is an empty histogram */
+		b = FIELD(const struct blob, c, row);
+		sqlite3_bind_blob(st, i, b->data ? (const void *)b->data : "", (int)b->len,
+				  SQLITE_TRANSIENT);
 		return;
 	}
 }
@@ -350,6 +397,17 @@ static void read_column(sqlite3_stmt *st, int i, const struct column *c, void *r
 	case COL_BOOL:
 		*FIELD(bool, c, row) = sqlite3_column_int(st, i) != 0;
 		return;
+	case COL_BLOB: {
+		const void *data = sqlite3_column_blob(st, i);
+		int len = sqlite3_column_bytes(st, i);
+		struct blob *b = FIELD(struct blob, c, row);
+
+		b->len = data != NULL && len > 0 ? (size_t)len : 0;
+		b->data = xmalloc(b->len ? b->len : 1);
+		if (b->len)
+			memcpy(b->data, data, b->len);
+		return;
+	}
 	}
 }
 
@@ -479,10 +537,14 @@ static int prepare_all(struct db *db, char **err)
 	for (i = 0; i < STMT_FIXED_COUNT; i++)
 		if (prepare(db, fixed_sql[i], &db->stmt[i], err) < 0)
 			return -1;
-	for (i = STMT_FIXED_COUNT; i < STMT_COUNT; i++)
-		if (prepare_built(db, query_sql(&queries[i - STMT_FIXED_COUNT], db->version),
-				  &db->stmt[i], err) < 0)
+	for (i = STMT_FIXED_COUNT; i < STMT_COUNT; i++) {
+		const struct query *q = &queries[i - STMT_FIXED_COUNT];
+
+		if (q->since > db->version)
+			continue;
+		if (prepare_built(db, query_sql(q, db->version), &db->stmt[i], err) < 0)
 			return -1;
+	}
 	for (i = 0; i < REC_COUNT; i++) {
 		const struct record_type *rt = &record_types[i];
 
@@ -964,7 +1026,120 @@ int db_phases_list(struct db *db, int64_t run_id, struct phase_row **out, size_t
 
 int db_samples_list(struct db *db, int64_t phase_id, struct sample **out, size_t *n)
 {
-	return db_list(db, REC_SAMPLE, phase_id, 0, (void **)out, n);
+	sqlite3_stmt *st = db->stmt[STMT_JOB_SAMPLES];
+
+	if (st == NULL) /* a version-1 file: every sample is the job's */
+		return db_list(db, REC_SAMPLE, phase_id, 0, (void **)out, n);
+	st = stmt_get(db, STMT_JOB_SAMPLES);
+	sqlite3_bind_int64(st, 1, phase_id);
+	return read_rows(db, st, REC_SAMPLE, (void **)out, n);
+}
+
+int64_t db_probe_insert(struct db *db, int64_t run_id, const struct probe_info *p)
+{
+	return db_insert(db, REC_PROBE, run_id, p);
+}
+
+int db_hist_insert(struct db *db, int64_t run_id, const struct hist_record *h)
+{
+	struct hist_row row = {
+		.phase_id = h->phase_id, .probe_id = h->probe_id, .variant = h->variant, .t = h->t,
+		.count = h->hist->count, .max_ns = h->hist->max_ns, .sum_ns = h->hist->sum_ns,
+		.steal_pct = h->steal_pct,
+	};
+	int64_t id;
+
+	row.buckets.data = hist_encode(h->hist, &row.buckets.len);
+	id = db_insert(db, REC_HIST, run_id, &row);
+	free(row.buckets.data);
+	return id < 0 ? -1 : 0;
+}
+
+int db_probes_list(struct db *db, int64_t run_id, struct probe_info **out, size_t *n)
+{
+	if (db_list(db, REC_PROBE, run_id, 0, (void **)out, n) < 0)
+		return -1;
+	if (*n == 0) {
+		/* a run recorded before probes had rows: its samples are the job's */
+		free(*out);
+		*out = xcalloc(1, sizeof **out);
+		**out = (struct probe_info){ .name = xstrdup("job"), .type = xstrdup("job"),
+					     .units = xstrdup("ms"), .options = xstrdup("") };
+		*n = 1;
+	}
+	return 0;
+}
+
+void db_probes_free(struct probe_info *rows, size_t n)
+{
+	db_rows_free(REC_PROBE, rows, n);
+}
+
+int db_probe_samples_list(struct db *db, int64_t phase_id, int64_t probe_id, struct sample **out,
+			  size_t *n)
+{
+	size_t kept = 0;
+
+	if (db_list(db, REC_SAMPLE, phase_id, 0, (void **)out, n) < 0)
+		return -1;
+	for (size_t i = 0; i < *n; i++)
+		if ((*out)[i].probe_id == probe_id)
+			(*out)[kept++] = (*out)[i];
+	*n = kept;
+	return 0;
+}
+
+/* One phase's histogram seconds of one probe (0: every probe). */
+static int hists_of_phase(struct db *db, int64_t phase_id, int64_t probe_id, struct hist *h,
+			  db_hist_cb cb, void *arg)
+{
+	struct hist_row *rows;
+	size_t n;
+	int ret = 0;
+
+	if (db_list(db, REC_HIST, phase_id, 0, (void **)&rows, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		struct hist_row *r = &rows[i];
+		struct hist_record rec = {
+			.phase_id = r->phase_id, .probe_id = r->probe_id, .variant = r->variant,
+			.t = r->t, .steal_pct = r->steal_pct, .hist = h,
+		};
+
+		if (probe_id != 0 && r->probe_id != probe_id)
+			continue;
+		h->max_ns = r->max_ns;
+		h->sum_ns = r->sum_ns;
+		if (hist_decode(r->buckets.data, r->buckets.len, h) < 0 || h->count != r->count) {
+			log_warn("%s: a histogram of phase %lld (row at t=%.3f) does not decode; "
+				 "skipped", db->path, (long long)r->phase_id, r->t);
+			continue;
+		}
+		ret = cb(arg, &rec);
+	}
+	db_rows_free(REC_HIST, rows, n);
+	return ret;
+}
+
+int db_hists_foreach(struct db *db, int64_t run_id, int64_t phase_id, int64_t probe_id,
+		     db_hist_cb cb, void *arg)
+{
+	struct hist *h = xcalloc(1, sizeof *h);
+	struct phase_row *phases = NULL;
+	size_t nphases = 0;
+	int ret = 0;
+
+	if (phase_id != 0) {
+		ret = hists_of_phase(db, phase_id, probe_id, h, cb, arg);
+	} else if (db_phases_list(db, run_id, &phases, &nphases) < 0) {
+		ret = -1;
+	} else {
+		for (size_t i = 0; i < nphases && ret == 0; i++)
+			ret = hists_of_phase(db, phases[i].id, probe_id, h, cb, arg);
+		db_phase_rows_free(phases, nphases);
+	}
+	free(h);
+	return ret;
 }
 
 int db_loader_samples_list(struct db *db, int64_t phase_id, struct loader_sample **out, size_t *n)

@@ -11,7 +11,7 @@
 
 #include "records.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 struct db;
 
@@ -55,7 +55,10 @@ int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, cons
 		       const char *cache, const char *loads, double started_at);
 int db_phase_probe_start(struct db *db, int64_t phase_id, double t);
 int db_phase_end(struct db *db, int64_t phase_id, double ended_at, bool valid, const char *why);
+/* Once per probe of the run's profile, right after db_run_begin; its id. */
+int64_t db_probe_insert(struct db *db, int64_t run_id, const struct probe_info *p);
 int db_sample_insert(struct db *db, int64_t run_id, const struct sample *s);
+int db_hist_insert(struct db *db, int64_t run_id, const struct hist_record *h);
 int db_sys_sample_insert(struct db *db, int64_t run_id, const struct sys_sample *s);
 int db_loader_sample_insert(struct db *db, int64_t run_id, const struct loader_sample *s);
 int db_event_insert(struct db *db, int64_t run_id, const struct event *e);
@@ -76,8 +79,23 @@ void db_loads_free(struct load_info *rows, size_t n);
 /* In order of start. */
 int db_phases_list(struct db *db, int64_t run_id, struct phase_row **out, size_t *n);
 void db_phase_rows_free(struct phase_row *rows, size_t n);
-/* Every sample of a phase, in order. */
+/* Every sample of a phase's job probe, in order. */
 int db_samples_list(struct db *db, int64_t phase_id, struct sample **out, size_t *n);
+/* A run's probes in the order they were recorded; a run recorded before
+ * probes had rows gives its job probe (id 0). Free with db_probes_free. */
+int db_probes_list(struct db *db, int64_t run_id, struct probe_info **out, size_t *n);
+void db_probes_free(struct probe_info *rows, size_t n);
+/* Every sample of one probe in a phase, in order (probe_id 0: the job of an
+ * old run). */
+int db_probe_samples_list(struct db *db, int64_t phase_id, int64_t probe_id, struct sample **out,
+			  size_t *n);
+/* Every histogram second of one probe (probe_id 0: of every probe) in a
+ * phase (phase_id 0: in every phase of run_id), in time order; h->hist is
+ * valid during the call only. A stored histogram that does not decode is
+ * skipped with a warning. */
+typedef int (*db_hist_cb)(void *arg, const struct hist_record *h);
+int db_hists_foreach(struct db *db, int64_t run_id, int64_t phase_id, int64_t probe_id,
+		     db_hist_cb cb, void *arg);
 /* Loader counters of a phase (every row, in time order); load strings are
  * owned by the returned array: free with db_loader_samples_free. */
 int db_loader_samples_list(struct db *db, int64_t phase_id, struct loader_sample **out, size_t *n);

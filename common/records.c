@@ -98,6 +98,35 @@ static const struct column sample_columns[] = {
 	{ "exit_code", "INTEGER", SA(exit_code), COL_INT, "", 1, 0, NULL, NULL },
 	{ "failed", "INTEGER NOT NULL", SA(failed), COL_BOOL, "", 1, 0, NULL, NULL },
 	{ "missed", "INTEGER NOT NULL", SA(missed), COL_I64, "", 1, 0, NULL, NULL },
+	/* NULL (read as 0) in a version-1 run: its one probe, the job */
+	{ "probe_id", "INTEGER", SA(probe_id), COL_I64, "", 2, COLF_KEY, NULL, NULL },
+	{ "value", "REAL", SA(value), COL_REAL, "", 2, 0, NULL, NULL },
+	{ "variant", "INTEGER NOT NULL", SA(variant), COL_INT, "", 2, 0, NULL, NULL },
+};
+
+/* ---- the probes of a run and their histograms ---- */
+
+#define PI(field) offsetof(struct probe_info, field)
+static const struct column probe_columns[] = {
+	{ "id", "INTEGER PRIMARY KEY", PI(id), COL_I64, "", 2, COLF_NO_INSERT | COLF_KEY, NULL, NULL },
+	{ "name", "TEXT NOT NULL", PI(name), COL_TEXT, "", 2, COLF_NOT_NULL, NULL, NULL },
+	{ "type", "TEXT NOT NULL", PI(type), COL_TEXT, "", 2, COLF_NOT_NULL, NULL, NULL },
+	{ "units", "TEXT NOT NULL", PI(units), COL_TEXT, "", 2, COLF_NOT_NULL, NULL, NULL },
+	{ "histogram", "INTEGER NOT NULL", PI(histogram), COL_BOOL, "", 2, 0, NULL, NULL },
+	{ "options", "TEXT", PI(options), COL_TEXT, "", 2, 0, NULL, NULL },
+};
+
+#define HR(field) offsetof(struct hist_row, field)
+static const struct column hist_columns[] = {
+	{ "phase_id", "INTEGER NOT NULL", HR(phase_id), COL_PHASE_ID, "", 2, COLF_KEY, NULL, NULL },
+	{ "probe_id", "INTEGER NOT NULL", HR(probe_id), COL_I64, "", 2, COLF_KEY, NULL, NULL },
+	{ "variant", "INTEGER NOT NULL", HR(variant), COL_INT, "", 2, 0, NULL, NULL },
+	{ "t", "REAL NOT NULL", HR(t), COL_TIME, "s", 2, 0, NULL, NULL },
+	{ "count", "INTEGER NOT NULL", HR(count), COL_U64, "", 2, 0, NULL, NULL },
+	{ "max_ns", "INTEGER NOT NULL", HR(max_ns), COL_U64, "ns", 2, 0, NULL, NULL },
+	{ "sum_ns", "INTEGER NOT NULL", HR(sum_ns), COL_U64, "ns", 2, 0, NULL, NULL },
+	{ "steal_pct", "REAL", HR(steal_pct), COL_REAL, "%", 2, 0, NULL, NULL },
+	{ "buckets", "BLOB NOT NULL", HR(buckets), COL_BLOB, "", 2, 0, NULL, NULL },
 };
 
 /* ---- system figures ---- */
@@ -207,6 +236,10 @@ const struct record_type record_types[REC_COUNT] = {
 				COLUMNS(loader_columns) },
 	[REC_EVENT] = { "event", "events", "run_id", "run_id", "t DESC, id DESC",
 			sizeof(struct event), 1, COLUMNS(event_columns) },
+	[REC_PROBE] = { "probe", "probes", "run_id", "run_id", "id", sizeof(struct probe_info), 2,
+			COLUMNS(probe_columns) },
+	[REC_HIST] = { "histogram", "histograms", "run_id", "phase_id", "t, id",
+		       sizeof(struct hist_row), 2, COLUMNS(hist_columns) },
 };
 
 #define FIELD(type, c, row) ((type *)((char *)(row) + (c)->offset))
@@ -230,6 +263,7 @@ double column_number(const struct column *c, const void *row)
 		return *FIELD(const double, c, row);
 	case COL_TEXT:
 	case COL_TEXT_NULL:
+	case COL_BLOB:
 		break;
 	}
 	return NAN;
@@ -266,7 +300,8 @@ bool column_is_text(const struct column *c)
 
 bool column_is_integer(const struct column *c)
 {
-	return !column_is_text(c) && c->type != COL_REAL && c->type != COL_TIME;
+	return !column_is_text(c) && c->type != COL_REAL && c->type != COL_TIME &&
+	       c->type != COL_BLOB;
 }
 
 const struct column *record_column(const struct record_type *rt, const char *name)
@@ -285,6 +320,9 @@ void record_free_texts(const struct record_type *rt, void *row)
 		if (column_is_text(c)) {
 			free(*FIELD(char *, c, row));
 			*FIELD(char *, c, row) = NULL;
+		} else if (c->type == COL_BLOB) {
+			free(FIELD(struct blob, c, row)->data);
+			*FIELD(struct blob, c, row) = (struct blob){ 0 };
 		}
 	}
 }

@@ -32,6 +32,51 @@ struct sample {
 	int exit_code;        /* exit status, or 128 + signal when killed */
 	bool failed;          /* non-zero exit, killed, timed out or not started */
 	int64_t missed;       /* slots skipped before this job because the last one overran */
+	int64_t probe_id;     /* its probes row; 0 in a run recorded before probes had rows (the job's) */
+	double value;         /* the probe's figure in its units (the time, for every kind so far) */
+	int variant;          /* which of the probe's threads, 0 for most */
+};
+
+/* A [probe NAME] of a run: its kind and the units of its figures. */
+struct probe_info {
+	int64_t id;             /* when read; 0 for the job of a run without probe rows */
+	const char *name;
+	const char *type;       /* the kind, e.g. "wakeup" */
+	const char *units;      /* "ms", "us" */
+	bool histogram;         /* stored as histograms per second */
+	const char *options;    /* its keys as written */
+};
+
+/* Bytes stored as a BLOB. */
+struct blob {
+	unsigned char *data;
+	size_t len;
+};
+
+/* One second of a high-rate probe (wakeup), as stored: hist.h's compact
+ * form with its count, max and sum beside it. */
+struct hist_row {
+	int64_t phase_id;
+	int64_t probe_id;
+	int variant;          /* which of the probe's threads */
+	double t;             /* wall clock at the second's start */
+	uint64_t count;
+	uint64_t max_ns;
+	uint64_t sum_ns;
+	double steal_pct;     /* CPU steal time over the second, NaN when unknown */
+	struct blob buckets;
+};
+
+struct hist;
+
+/* The same with the histogram itself, as the probes and readers see it. */
+struct hist_record {
+	int64_t phase_id;
+	int64_t probe_id;
+	int variant;
+	double t;
+	double steal_pct;
+	struct hist *hist;
 };
 
 /* System-wide figures over the last second. PSI fields are NaN where the
@@ -151,6 +196,7 @@ enum column_type {
 	COL_TEXT,     /* char *; NULL reads "" */
 	COL_TEXT_NULL, /* char *; NULL stays NULL */
 	COL_PHASE_ID, /* int64_t phase id; 0 ("between phases") <-> NULL */
+	COL_BLOB,     /* struct blob; NULL reads empty */
 };
 
 /* Where a figure shows in the live outputs (the JSON status, /metrics,
@@ -210,6 +256,8 @@ enum record_id {
 	REC_SYS_SAMPLE, /* struct sys_sample */
 	REC_LOADER_SAMPLE, /* struct loader_sample */
 	REC_EVENT,      /* struct event */
+	REC_PROBE,      /* struct probe_info */
+	REC_HIST,       /* struct hist_row */
 	REC_COUNT
 };
 
@@ -232,7 +280,7 @@ bool column_is_text(const struct column *c);
 bool column_is_integer(const struct column *c);
 /* A column by name, NULL if the record has none. */
 const struct column *record_column(const struct record_type *rt, const char *name);
-/* Frees the text columns of one row read from the database. */
+/* Frees the text (and blob) columns of one row read from the database. */
 void record_free_texts(const struct record_type *rt, void *row);
 
 #endif

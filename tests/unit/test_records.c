@@ -135,6 +135,14 @@ static void fill_column(const struct column *c, void *row, int i, bool nulls, in
 	case COL_PHASE_ID:
 		*FIELD(int64_t, c, row) = nulls && !strstr(c->sql_type, "NOT NULL") ? 0 : phase_id;
 		break;
+	case COL_BLOB:
+		/* bytes a text would cut: a NUL and a high byte */
+		snprintf(texts[i], sizeof texts[i], "b%c%d", nulls ? 'n' : 'x', i);
+		texts[i][0] = '\0';
+		texts[i][1] = (char)0xff;
+		*FIELD(struct blob, c, row) = (struct blob){ (unsigned char *)texts[i],
+							     strlen(texts[i] + 2) + 2 };
+		break;
 	}
 }
 
@@ -158,6 +166,12 @@ static void check_column(const struct record_type *rt, const struct column *c, c
 		if ((w == NULL) != (g == NULL) || (w != NULL && strcmp(w, g) != 0))
 			fail_msg("%s.%s: wrote %s, read %s", rt->table, c->name, w ? w : "NULL",
 				 g ? g : "NULL");
+	} else if (c->type == COL_BLOB) {
+		const struct blob *w = FIELD(const struct blob, c, want);
+		const struct blob *g = FIELD(const struct blob, c, got);
+
+		if (w->len != g->len || memcmp(w->data, g->data, w->len) != 0)
+			fail_msg("%s.%s: the blob read back differs", rt->table, c->name);
 	} else if (column_is_integer(c)) {
 		if (column_integer(c, want) != column_integer(c, got))
 			fail_msg("%s.%s: wrote %lld, read %lld", rt->table, c->name,
@@ -237,7 +251,10 @@ static void test_every_record_round_trips(void **state)
 		round_trip(db, REC_SYS_SAMPLE, run_id, phase_id, nulls, phase_id);
 		round_trip(db, REC_LOADER_SAMPLE, run_id, phase_id, nulls, phase_id);
 		round_trip(db, REC_EVENT, run_id, run_id, nulls, phase_id);
+		round_trip(db, REC_HIST, run_id, phase_id, nulls, phase_id);
 	}
+	round_trip(db, REC_PROBE, run_id, run_id, false, 0);
+	round_trip(db, REC_PROBE, run_id, run_id, true, 0);
 	/* system figures between phases (phase 0, stored NULL), PSI NaN */
 	{
 		struct sys_sample want, got;
