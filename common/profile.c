@@ -12,10 +12,12 @@
 
 #include "log.h"
 #include "parse.h"
+#include "probe.h"
 #include "tree.h"
 #include "xalloc.h"
 
 static int loads_list_parse(const char *value, void *dst, const char **err);
+static int probes_list_parse(const char *value, void *dst, const char **err);
 
 static const char *const cache_choices[] = { "warm", "cold", NULL };
 
@@ -57,6 +59,10 @@ const struct option_def phase_options[] = {
 	  loads_list_parse,
 	  "the [load NAME] sections that run during the phase, separated by spaces or commas "
 	  "(default: none)" },
+	{ "probes", OPT_CUSTOM, offsetof(struct phase_def, probes), NULL, 0, 0, NULL,
+	  probes_list_parse,
+	  "the probes that run during the phase, by [probe NAME], separated by spaces or commas "
+	  "(default: every probe of the profile)" },
 	{ NULL },
 };
 
@@ -85,7 +91,8 @@ static size_t names_count(char *const *names)
 	return n;
 }
 
-static int loads_list_parse(const char *value, void *dst, const char **err)
+static int names_list_parse(const char *value, void *dst, const char **err,
+			    const char *twice, const char *none)
 {
 	char ***out = dst;
 	char **names = NULL;
@@ -103,7 +110,7 @@ static int loads_list_parse(const char *value, void *dst, const char **err)
 			if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) {
 				names[n] = NULL;
 				names_free(names);
-				*err = "a load is named twice";
+				*err = twice;
 				return -1;
 			}
 		}
@@ -112,13 +119,23 @@ static int loads_list_parse(const char *value, void *dst, const char **err)
 		p += len;
 	}
 	if (n == 0) {
-		*err = "no load names";
+		*err = none;
 		return -1;
 	}
 	names[n] = NULL;
 	names_free(*out);
 	*out = names;
 	return 0;
+}
+
+static int loads_list_parse(const char *value, void *dst, const char **err)
+{
+	return names_list_parse(value, dst, err, "a load is named twice", "no load names");
+}
+
+static int probes_list_parse(const char *value, void *dst, const char **err)
+{
+	return names_list_parse(value, dst, err, "a probe is named twice", "no probe names");
 }
 
 /* ---- problems, sorted by line before they are printed ---- */
@@ -318,21 +335,22 @@ static void section_begin(struct reader *r, const char *inside)
 			break;
 	if (k > SEC_LOAD) {
 		problem_add(r->pr, r->file, r->line,
-			    "unknown section [%s]; expected [run], [probe], [phase NAME] or "
+			    "unknown section [%s]; expected [run], [probe NAME], [phase NAME] or "
 			    "[load NAME]", inside);
-	} else if ((k == SEC_RUN || k == SEC_PROBE) && *name != '\0') {
+	} else if (k == SEC_RUN && *name != '\0') {
 		problem_add(r->pr, r->file, r->line, "[%s] takes no name", word);
 	} else if ((k == SEC_PHASE || k == SEC_LOAD) && *name == '\0') {
 		problem_add(r->pr, r->file, r->line, "[%s] needs a name, as in [%s %s]", word, word,
 			    k == SEC_PHASE ? "warm" : "cpu");
-	} else if ((k == SEC_PHASE || k == SEC_LOAD) && !valid_name(name)) {
+	} else if (k != SEC_RUN && *name != '\0' && !valid_name(name)) {
 		problem_add(r->pr, r->file, r->line,
 			    "invalid %s name '%s': use letters, digits, '-', '_' and '.'", word,
 			    name);
 	} else {
 		for (i = 0; i < r->nsecs; i++) {
 			s = &r->secs[i];
-			if ((int)s->kind == k && (s->name == NULL || strcmp(s->name, name) == 0))
+			if ((int)s->kind == k && (s->name == NULL ? *name == '\0'
+							       : strcmp(s->name, name) == 0))
 				break;
 		}
 		if (i < r->nsecs) {
@@ -508,7 +526,7 @@ static struct section *find_section(struct reader *r, enum section_kind kind)
 	size_t i;
 
 	for (i = 0; i < r->nsecs; i++)
-		if (r->secs[i].kind == kind)
+		if (r->secs[i].kind == kind && r->secs[i].name == NULL)
 			return &r->secs[i];
 	return NULL;
 }
@@ -526,17 +544,17 @@ static int apply_section(const struct option_def *table, void *cfg, const struct
 	return n;
 }
 
-static int build_run_probe(struct reader *r, struct profile *p)
+/* The job probe's options go into p->probe (defaults when s is NULL). */
+static int build_job(struct reader *r, struct profile *p, const struct section *s,
+		     const char *label)
 {
-	struct section *run = find_section(r, SEC_RUN), *probe = find_section(r, SEC_PROBE);
-	const struct kv *job = section_key(probe, "job");
-	int job_line = job ? job->line : probe ? probe->line : INT_MAX;
+	const struct kv *job = section_key(s, "job");
+	int job_line = job ? job->line : s ? s->line : INT_MAX;
 	const char *err;
 	int problems = 0;
 
-	problems += apply_section(run_options, &p->run, run, "run", r);
 	p->probe.tree = default_tree;
-	problems += apply_section(probe_options, &p->probe, probe, "probe", r);
+	problems += apply_section(probe_options, &p->probe, s, label, r);
 	p->probe.argv = argv_split(p->probe.job, &err);
 	if (p->probe.argv == NULL) {
 		problem_add(r->pr, r->file, job_line, "job: invalid command '%s': %s",
@@ -547,6 +565,133 @@ static int build_run_probe(struct reader *r, struct profile *p)
 			    "job: invalid command '%s': the program name is empty", p->probe.job);
 		problems++;
 	}
+	return problems;
+}
+
+/* A [probe NAME] section's keys but type, as a section of their own (the
+ * kvs array is new; its strings are the section's). */
+static struct section section_without_type(const struct section *s)
+{
+	struct section out = *s;
+
+	out.kvs = xcalloc(s->nkv + 1, sizeof *out.kvs);
+	out.nkv = 0;
+	for (size_t i = 0; i < s->nkv; i++)
+		if (strcmp(s->kvs[i].key, "type") != 0)
+			out.kvs[out.nkv++] = s->kvs[i];
+	return out;
+}
+
+static char *section_text(const struct section *s)
+{
+	char *text = xstrdup("");
+
+	for (size_t i = 0; i < s->nkv; i++) {
+		char *more = xasprintf("%s%s = %s\n", text, s->kvs[i].key, s->kvs[i].value);
+
+		free(text);
+		text = more;
+	}
+	return text;
+}
+
+/* type = KIND, or the section's name when that is a kind: [probe wakeup]. */
+static const char *probe_section_type(const struct section *s)
+{
+	const struct kv *type = section_key(s, "type");
+
+	if (type != NULL)
+		return type->value;
+	return probe_find(s->name) != NULL ? s->name : NULL;
+}
+
+static int build_probe(struct reader *r, struct profile *p, const struct section *s,
+		       const struct section **job)
+{
+	const char *type = s->name ? probe_section_type(s) : "job";
+	const struct kv *type_kv = section_key(s, "type");
+	const char *name = s->name ? s->name : "job";
+	struct probe_inst_def *inst;
+	const struct probe_ops *ops;
+	struct section own;
+	char known[128], *label;
+	int problems = 0;
+
+	probe_names(known, sizeof known);
+	if (type == NULL || *type == '\0') {
+		problem_add(r->pr, r->file, s->line, "[probe %s] has no type; known: %s", name,
+			    known);
+		return 1;
+	}
+	ops = probe_find(type);
+	if (ops == NULL) {
+		problem_add(r->pr, r->file, type_kv ? type_kv->line : s->line,
+			    "unknown probe type '%s'; known: %s", type, known);
+		return 1;
+	}
+	for (size_t i = 0; i < p->nprobes; i++) {
+		if (strcmp(p->probes[i].name, name) == 0) {
+			problem_add(r->pr, r->file, s->line,
+				    "probe name '%s' is taken (line %d: [probe] is the job probe, "
+				    "named job)", name, p->probes[i].line);
+			return 1;
+		}
+	}
+	if (strcmp(ops->name, "job") == 0 && *job != NULL) {
+		problem_add(r->pr, r->file, s->line,
+			    "a profile has one job probe; [probe %s] is a second (the first is at "
+			    "line %d)", name, (*job)->line);
+		return 1;
+	}
+	inst = &p->probes[p->nprobes++];
+	*inst = (struct probe_inst_def){ .name = xstrdup(name), .line = s->line,
+					 .type = xstrdup(ops->name), .ops = ops };
+	own = section_without_type(s);
+	inst->options_text = section_text(&own);
+	if (strcmp(ops->name, "job") == 0) {
+		*job = s;
+		inst->config = &p->probe;
+	} else {
+		label = xasprintf("probe %s", name);
+		inst->config = xcalloc(1, ops->config_size);
+		problems += apply_section(ops->options, inst->config, &own, label, r);
+		free(label);
+	}
+	free(own.kvs);
+	return problems;
+}
+
+static int build_run_probes(struct reader *r, struct profile *p)
+{
+	struct section *run = find_section(r, SEC_RUN);
+	const struct section *job = NULL;
+	int problems = 0;
+	bool any = false;
+
+	problems += apply_section(run_options, &p->run, run, "run", r);
+	p->probes = xcalloc(r->nsecs + 1, sizeof *p->probes);
+	for (size_t i = 0; i < r->nsecs; i++) {
+		if (r->secs[i].kind != SEC_PROBE)
+			continue;
+		any = true;
+		problems += build_probe(r, p, &r->secs[i], &job);
+	}
+	if (job != NULL) {
+		struct section own = section_without_type(job);
+		char *label = job->name ? xasprintf("probe %s", job->name) : xstrdup("probe");
+
+		problems += build_job(r, p, &own, label);
+		free(label);
+		free(own.kvs);
+	} else {
+		problems += build_job(r, p, NULL, "probe");
+	}
+	/* No probe section at all: the job probe with its defaults, as ever. */
+	if (!any)
+		p->probes[p->nprobes++] = (struct probe_inst_def){
+			.name = xstrdup("job"), .type = xstrdup("job"), .ops = probe_find("job"),
+			.config = &p->probe, .options_text = xstrdup(""),
+		};
 	return problems;
 }
 
@@ -667,6 +812,24 @@ static int check_references(struct reader *r, struct profile *p)
 			problem_add(r->pr, r->file, loads->line,
 				    "phase '%s' names load '%s', which no [load %s] section defines",
 				    ph->name, ph->loads[j], ph->loads[j]);
+			problems++;
+		}
+	}
+	for (i = 0, k = 0; i < r->nsecs; i++) {
+		const struct section *s = &r->secs[i];
+		const struct phase_def *ph;
+		const struct kv *probes;
+
+		if (s->kind != SEC_PHASE)
+			continue;
+		ph = &p->phases[k++];
+		probes = section_key(s, "probes");
+		for (j = 0; ph->probes != NULL && ph->probes[j] != NULL; j++) {
+			if (profile_probe_index(p, ph->probes[j]) >= 0)
+				continue;
+			problem_add(r->pr, r->file, probes->line,
+				    "phase '%s' names probe '%s', which no [probe %s] section "
+				    "defines", ph->name, ph->probes[j], ph->probes[j]);
 			problems++;
 		}
 	}
@@ -804,7 +967,7 @@ static int parse_text(const char *path, char *text, size_t len, struct profile *
 		problems++;
 	}
 
-	problems += build_run_probe(&r, p);
+	problems += build_run_probes(&r, p);
 	problems += build_phases(&r, p);
 	problems += build_loads(&r, p, validate);
 	problems += check_references(&r, p);
@@ -829,7 +992,20 @@ void profile_free(struct profile *p)
 	for (i = 0; i < p->nphases; i++) {
 		free(p->phases[i].name);
 		names_free(p->phases[i].loads);
+		names_free(p->phases[i].probes);
 	}
+	for (i = 0; i < p->nprobes; i++) {
+		struct probe_inst_def *pi = &p->probes[i];
+
+		if (pi->config != NULL && pi->config != &p->probe) {
+			options_free(pi->ops->options, pi->config);
+			free(pi->config);
+		}
+		free(pi->name);
+		free(pi->type);
+		free(pi->options_text);
+	}
+	free(p->probes);
 	free(p->phases);
 	for (i = 0; i < p->nloads; i++) {
 		struct load_def *ld = &p->loads[i];
@@ -891,6 +1067,32 @@ char *profile_find(const char *name_or_path, char **searched)
 		list = more;
 	}
 	*searched = list;
+	return NULL;
+}
+
+int profile_probe_index(const struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nprobes; i++)
+		if (strcmp(p->probes[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool profile_phase_runs_probe(const struct profile *p, const struct phase_def *ph, size_t i)
+{
+	if (ph->probes == NULL)
+		return true;
+	for (size_t j = 0; ph->probes[j] != NULL; j++)
+		if (strcmp(ph->probes[j], p->probes[i].name) == 0)
+			return true;
+	return false;
+}
+
+const struct probe_inst_def *profile_job_probe(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nprobes; i++)
+		if (p->probes[i].config == &p->probe)
+			return &p->probes[i];
 	return NULL;
 }
 

@@ -42,6 +42,20 @@ struct phase_def {
 	int cache;            /* enum cache_mode */
 	char **loads;         /* names of [load NAME] sections, NULL-terminated */
 	size_t nloads;
+	char **probes;        /* names of the probes it runs, NULL-terminated; NULL: every one */
+};
+
+struct probe_ops;
+
+/* A [probe NAME] section (or the old [probe], which is the job probe named
+ * job; a profile without any runs that job probe with its defaults). */
+struct probe_inst_def {
+	char *name;
+	int line;                    /* 0: implied */
+	char *type;                  /* the kind, e.g. "wakeup" */
+	const struct probe_ops *ops;
+	void *config;                /* the kind's parsed options; the job's is &profile->probe */
+	char *options_text;          /* its keys as written, "key = value" per line, for the record */
 };
 
 struct load_def {
@@ -66,6 +80,8 @@ struct profile {
 	struct probe_def probe;
 	struct phase_def *phases;
 	size_t nphases;
+	struct probe_inst_def *probes; /* in file order */
+	size_t nprobes;
 	struct load_def *loads;
 	size_t nloads;
 };
@@ -91,6 +107,13 @@ void profile_free(struct profile *p);
  * run from its build tree, in its source's config/; anything else is a path.
  * Returns an xmalloc'd path or NULL with the places searched in *searched. */
 char *profile_find(const char *name_or_path, char **searched);
+
+/* Index of the probe NAME in p->probes, -1 when none. */
+int profile_probe_index(const struct profile *p, const char *name);
+/* Does the phase run probe i (its probes = list, or every probe)? */
+bool profile_phase_runs_probe(const struct profile *p, const struct phase_def *ph, size_t i);
+/* The job probe, or NULL when the profile has none. */
+const struct probe_inst_def *profile_job_probe(const struct profile *p);
 
 const struct load_def *profile_load_by_name(const struct profile *p, const char *name);
 /* The phase Ratio divides by, or NULL when none runs without loads. */

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "parse.h"
 #include "procfs.h"
+#include "probe.h"
 #include "profile.h"
 #include "report.h"
 #include "run.h"
@@ -45,6 +46,7 @@ struct args {
 	bool daemon;
 	bool check;
 	bool list_loaders;
+	bool list_probes;
 	int verbose;
 };
 
@@ -54,6 +56,7 @@ static void usage(FILE *fp)
 		"usage: loadd --profile NAME|PATH [options]\n"
 		"       loadd --check --profile NAME|PATH\n"
 		"       loadd --list-loaders\n"
+		"       loadd --list-probes\n"
 		"\n"
 		"Runs the phases of a profile: each starts its background loads, lets them\n"
 		"settle, then times the probe job on a fixed schedule. Everything is stored\n"
@@ -73,6 +76,7 @@ static void usage(FILE *fp)
 		"      --log PATH           log there once the run has started (with --daemon by\n"
 		"                           default %s)\n"
 		"      --list-loaders       every loader with its profile keys, and exit\n"
+		"      --list-probes        every probe kind with its profile keys, and exit\n"
 		"  -v, --verbose            debug messages\n"
 		"  -V, --version            print the version and exit\n"
 		"  -h, --help               this help\n",
@@ -85,14 +89,15 @@ static void usage(FILE *fp)
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS, OPT_SOCKET, OPT_LISTEN, OPT_DAEMON,
-	       OPT_PIDFILE, OPT_LOG };
+	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS, OPT_LIST_PROBES, OPT_SOCKET,
+	       OPT_LISTEN, OPT_DAEMON, OPT_PIDFILE, OPT_LOG };
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "workdir", required_argument, NULL, OPT_WORKDIR },
 		{ "list-loaders", no_argument, NULL, OPT_LIST_LOADERS },
+		{ "list-probes", no_argument, NULL, OPT_LIST_PROBES },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "daemon", no_argument, NULL, OPT_DAEMON },
@@ -112,6 +117,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_DB: a->db = optarg; break;
 		case OPT_WORKDIR: a->workdir = optarg; break;
 		case OPT_LIST_LOADERS: a->list_loaders = true; break;
+		case OPT_LIST_PROBES: a->list_probes = true; break;
 		case OPT_SOCKET: a->socket = optarg; break;
 		case OPT_LISTEN: a->listen = optarg; break;
 		case OPT_DAEMON: a->daemon = true; break;
@@ -129,7 +135,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		fprintf(stderr, "loadd: unexpected argument '%s'\nTry 'loadd --help'.\n", argv[optind]);
 		exit(EXIT_USAGE);
 	}
-	if (!a->list_loaders && a->profile == NULL) {
+	if (!a->list_loaders && !a->list_probes && a->profile == NULL) {
 		fprintf(stderr, "loadd: no profile given: use --profile NAME, e.g. --profile quick\n");
 		exit(EXIT_USAGE);
 	}
@@ -154,6 +160,20 @@ static int check_privileges(const struct profile *p, bool warn_only)
 	return warn_only ? 0 : problems;
 }
 
+/* What a probe kind needs beyond its options (root for SCHED_FIFO). */
+static int check_probes(const struct profile *p)
+{
+	int problems = 0;
+
+	for (size_t i = 0; i < p->nprobes; i++) {
+		const struct probe_inst_def *pi = &p->probes[i];
+
+		if (pi->ops->check != NULL)
+			problems += pi->ops->check(pi->config, p->path, pi->line, stderr);
+	}
+	return problems;
+}
+
 static void print_plan(const struct profile *p)
 {
 	char fp[TREE_FINGERPRINT_LEN + 1], settle[32], dur[32], total[32], every[32];
@@ -167,6 +187,14 @@ static void print_plan(const struct profile *p)
 	       "(%llu entries, fingerprint %s)\n",
 	       p->probe.job, every, t->depth, t->fanout, t->files, t->file_size,
 	       (unsigned long long)tree_entries(t), fp);
+	for (size_t i = 0; i < p->nprobes; i++) {
+		const struct probe_inst_def *pi = &p->probes[i];
+		char what[256] = "";
+
+		if (pi->ops->describe != NULL)
+			pi->ops->describe(pi->config, what, sizeof what);
+		printf("%-7s %-8s %-7s %s\n", i == 0 ? "probes:" : "", pi->name, pi->type, what);
+	}
 	printf("rounds: %ld\n\n", p->run.rounds);
 	printf("  %-3s %-16s %-5s %-8s %-8s %s\n", "#", "phase", "cache", "settle", "duration",
 	       "loads");
@@ -178,7 +206,14 @@ static void print_plan(const struct profile *p)
 		       ph->cache == CACHE_COLD ? "cold" : "warm", settle, dur);
 		for (size_t j = 0; j < ph->nloads; j++)
 			printf(" %s", ph->loads[j]);
-		printf("%s\n", ph->nloads == 0 ? " -" : "");
+		printf("%s", ph->nloads == 0 ? " -" : "");
+		if (ph->probes != NULL) {
+			printf("  (probes:");
+			for (size_t j = 0; ph->probes[j] != NULL; j++)
+				printf(" %s", ph->probes[j]);
+			printf(")");
+		}
+		printf("\n");
 	}
 	if (p->nloads > 0)
 		printf("\nloads:\n");
@@ -366,10 +401,15 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &a);
 	log_init("loadd", a.verbose);
 	loader_table_check();
+	probe_table_check();
 	catch_stop_signals();
 
 	if (a.list_loaders) {
 		loader_print_all(stdout);
+		return 0;
+	}
+	if (a.list_probes) {
+		probe_print_all(stdout);
 		return 0;
 	}
 	profile_path = profile_find(a.profile, &searched);
@@ -391,7 +431,7 @@ int main(int argc, char **argv)
 		free(profile_path);
 		return EXIT_USAGE;
 	}
-	if (check_privileges(&p, a.check) > 0) {
+	if (check_privileges(&p, a.check) + check_probes(&p) > 0) {
 		profile_free(&p);
 		free(profile_path);
 		return EXIT_USAGE;

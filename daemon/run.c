@@ -20,12 +20,27 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
+/* What one probe gave in the current phase, for its progress line. */
+struct probe_phase {
+	bool active;          /* runs in this phase */
+	bool done;            /* its DONE record came */
+	double *values;       /* successful operations (ms) */
+	size_t nvalues, cap;
+	size_t nfailed;
+	struct hist *hist;    /* histogram probes: the phase so far */
+};
+
 struct run {
 	const struct run_options *ro;
 	const struct profile *profile;
 	struct event_base *base;
 	struct supervisor *sv;
-	struct prober *prober;
+	struct prober **probers;  /* one per probe of the profile */
+	int64_t *probe_ids;       /* their probes rows */
+	struct probe_phase *pp;
+	size_t nprobes;
+	int job;                  /* index of the job probe, -1: none */
+	size_t pending;           /* probes whose window is still open */
 	struct api *api;
 	int sample_pipe[2];
 	struct sys_sampler sys;
@@ -33,11 +48,6 @@ struct run {
 	long round;           /* from 1 */
 	size_t phase_index;
 	int64_t phase_id;     /* 0 between phases */
-
-	/* The current phase's samples, for its progress line. */
-	double *walls;
-	size_t nwalls, cap_walls;
-	size_t nfailed;
 
 	enum run_result result;
 	int signo;
@@ -84,21 +94,68 @@ static void finish(struct run *r, enum run_result result)
 	event_base_loopbreak(r->base);
 }
 
+static void probe_summary_line(struct run *r, const struct phase_def *ph, size_t i,
+			       const char *verdict)
+{
+	const struct probe_inst_def *pi = &r->profile->probes[i];
+	struct probe_phase *pp = &r->pp[i];
+	struct summary s;
+
+	if (pi->ops->histogram) {
+		if (pp->hist->count == 0) {
+			log_info("round %ld/%ld phase %s probe %s: nothing measured%s", r->round,
+				 r->profile->run.rounds, ph->name, pi->name, verdict);
+			return;
+		}
+		log_info("round %ld/%ld phase %s probe %s: n=%llu p50 %.0f us p99 %.0f us max "
+			 "%.0f us%s", r->round, r->profile->run.rounds, ph->name, pi->name,
+			 (unsigned long long)pp->hist->count, hist_percentile(pp->hist, 50) / 1e3,
+			 hist_percentile(pp->hist, 99) / 1e3, (double)pp->hist->max_ns / 1e3,
+			 verdict);
+		return;
+	}
+	summarize(pp->values, pp->nvalues, &s);
+	if (s.n == 0)
+		log_info("round %ld/%ld phase %s%s%s: no successful %s (%zu failed)%s", r->round,
+			 r->profile->run.rounds, ph->name, (int)i == r->job ? "" : " probe ",
+			 (int)i == r->job ? "" : pi->name, (int)i == r->job ? "job" : "operation",
+			 pp->nfailed, verdict);
+	else
+		log_info("round %ld/%ld phase %s%s%s: n=%zu median %.1f ms p95 %.1f ms%s%s",
+			 r->round, r->profile->run.rounds, ph->name, (int)i == r->job ? "" : " probe ",
+			 (int)i == r->job ? "" : pi->name, s.n, s.median, s.p95,
+			 pp->nfailed ? (((int)i == r->job) ? " (some jobs failed)" : " (some failed)")
+				     : "", verdict);
+}
+
 static void phase_summary_line(struct run *r, const struct phase_def *ph, bool valid,
 			       const char *why)
 {
-	struct summary s;
+	char *verdict = valid ? xstrdup("") : xasprintf("; INVALID: %s", why);
 
-	summarize(r->walls, r->nwalls, &s);
-	if (s.n == 0)
-		log_info("round %ld/%ld phase %s: no successful job (%zu failed)%s%s", r->round,
-			 r->profile->run.rounds, ph->name, r->nfailed, valid ? "" : "; INVALID: ",
-			 valid ? "" : why);
-	else
-		log_info("round %ld/%ld phase %s: n=%zu median %.1f ms p95 %.1f ms%s%s%s",
-			 r->round, r->profile->run.rounds, ph->name, s.n, s.median, s.p95,
-			 r->nfailed ? " (some jobs failed)" : "", valid ? "" : "; INVALID: ",
-			 valid ? "" : why);
+	for (size_t i = 0; i < r->nprobes; i++)
+		if (r->pp[i].active)
+			probe_summary_line(r, ph, i, verdict);
+	free(verdict);
+}
+
+/* Every probe of the phase failed every operation it tried. */
+static bool phase_all_failed(struct run *r, size_t *nfailed)
+{
+	bool any = false;
+
+	*nfailed = 0;
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_phase *pp = &r->pp[i];
+
+		if (!pp->active)
+			continue;
+		any = true;
+		*nfailed += pp->nfailed;
+		if (pp->nvalues > 0 || (pp->hist != NULL && pp->hist->count > 0))
+			return false;
+	}
+	return any;
 }
 
 /* Ends the current phase: loads stopped, validity decided, row closed. */
@@ -107,14 +164,15 @@ static void phase_end(struct run *r, bool aborted)
 	const struct phase_def *ph = &r->profile->phases[r->phase_index];
 	char *stalled = NULL;
 	char *why = NULL;
+	size_t nfailed;
 
 	supervisor_snapshot(r->sv);
 	if (aborted)
 		why = xstrdup("the run was stopped during this phase");
 	else if ((stalled = supervisor_window_stalled(r->sv)) != NULL)
 		why = xasprintf("no progress during the probe window from load(s): %s", stalled);
-	else if (r->nwalls == 0)
-		why = xasprintf("every probe job failed (%zu)", r->nfailed);
+	else if (phase_all_failed(r, &nfailed))
+		why = xasprintf("every probe job failed (%zu)", nfailed);
 	supervisor_stop_all(r->sv);
 	db_phase_end(r->ro->db, r->phase_id, wall_now(), why == NULL, why);
 	if (!aborted)
@@ -151,8 +209,38 @@ static void probe_begin(evutil_socket_t fd, short what, void *arg)
 	api_probe_begin(r->api);
 	/* After the bookkeeping, so the first slot does not start late. */
 	now = mono_ns();
-	prober_begin_phase(r->prober, r->phase_id, now, now + ph->duration_ms * NSEC_PER_MSEC,
-			   r->profile->probe.every_ms, ph->cache == CACHE_COLD);
+	struct probe_window w = {
+		.phase_id = r->phase_id,
+		.start_ns = now,
+		.end_ns = now + ph->duration_ms * NSEC_PER_MSEC,
+		.cold = ph->cache == CACHE_COLD,
+	};
+	r->pending = 0;
+	for (size_t i = 0; i < r->nprobes; i++) {
+		if (!r->pp[i].active)
+			continue;
+		r->pending++;
+		prober_begin_phase(r->probers[i], &w);
+	}
+	if (r->pending == 0) {
+		/* a phase without probes is one the profile checker refuses */
+		phase_end(r, false);
+		phase_advance(r);
+	}
+}
+
+static void probe_phase_reset(struct run *r, const struct phase_def *ph)
+{
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_phase *pp = &r->pp[i];
+
+		pp->active = profile_phase_runs_probe(r->profile, ph, i);
+		pp->done = false;
+		pp->nvalues = 0;
+		pp->nfailed = 0;
+		if (pp->hist != NULL)
+			hist_reset(pp->hist);
+	}
 }
 
 static void phase_start(struct run *r)
@@ -162,8 +250,7 @@ static void phase_start(struct run *r)
 	int64_t settle = ph->settle_ms >= 0 ? ph->settle_ms : r->profile->run.settle_ms;
 	char *loads_text = phase_loads_text(ph);
 
-	r->nwalls = 0;
-	r->nfailed = 0;
+	probe_phase_reset(r, ph);
 	r->phase_id = db_phase_begin(r->ro->db, r->ro->run_id, r->round, (long)r->phase_index,
 				     ph->name, ph->cache == CACHE_COLD ? "cold" : "warm",
 				     loads_text, wall_now());
@@ -186,35 +273,69 @@ static void phase_start(struct run *r)
 	evtimer_add(r->settle_timer, &tv);
 }
 
+/* A record from a probe of the current phase; -1 when the run must end. */
+static int take_record(struct run *r, struct probe_msg *m)
+{
+	struct probe_phase *pp = &r->pp[m->probe];
+
+	if (m->kind == PROBE_MSG_HIST) {
+		struct hist_record h = {
+			.phase_id = m->s.phase_id, .probe_id = r->probe_ids[m->probe],
+			.variant = m->variant, .t = m->t, .steal_pct = m->steal_pct, .hist = m->hist,
+		};
+
+		hist_merge(pp->hist, m->hist);
+		return db_hist_insert(r->ro->db, r->ro->run_id, &h);
+	}
+	m->s.probe_id = r->probe_ids[m->probe];
+	m->s.variant = m->variant;
+	if (db_sample_insert(r->ro->db, r->ro->run_id, &m->s) < 0)
+		return -1;
+	if (m->probe == r->job)
+		api_sample(r->api, &m->s);
+	if (m->s.failed) {
+		pp->nfailed++;
+		return 0;
+	}
+	if (pp->nvalues == pp->cap) {
+		pp->cap = pp->cap ? pp->cap * 2 : 256;
+		pp->values = xreallocarray(pp->values, pp->cap, sizeof *pp->values);
+	}
+	pp->values[pp->nvalues++] = m->s.wall_ms;
+	return 0;
+}
+
 static void on_sample(evutil_socket_t fd, short what, void *arg)
 {
 	struct run *r = arg;
-	struct sample s;
+	struct probe_msg m;
 	ssize_t n;
 
 	/* Records are written whole (smaller than PIPE_BUF), so reads are too. */
-	while ((n = read(fd, &s, sizeof s)) == sizeof s) {
-		if (s.phase_id != r->phase_id)
+	while ((n = read(fd, &m, sizeof m)) == sizeof m) {
+		int rc = 0;
+
+		if (m.probe < 0 || (size_t)m.probe >= r->nprobes || m.s.phase_id != r->phase_id ||
+		    r->phase_id == 0) {
+			free(m.hist);
 			continue;
-		if (s.seq == PROBE_PHASE_DONE) {
+		}
+		if (m.kind == PROBE_MSG_DONE) {
+			if (r->pp[m.probe].done)
+				continue;
+			r->pp[m.probe].done = true;
+			if (--r->pending > 0)
+				continue;
 			phase_end(r, false);
 			phase_advance(r);
 			return;
 		}
-		if (db_sample_insert(r->ro->db, r->ro->run_id, &s) < 0) {
+		rc = take_record(r, &m);
+		free(m.hist);
+		if (rc < 0) {
 			finish(r, RUN_FAILED);
 			return;
 		}
-		api_sample(r->api, &s);
-		if (s.failed) {
-			r->nfailed++;
-			continue;
-		}
-		if (r->nwalls == r->cap_walls) {
-			r->cap_walls = r->cap_walls ? r->cap_walls * 2 : 256;
-			r->walls = xreallocarray(r->walls, r->cap_walls, sizeof *r->walls);
-		}
-		r->walls[r->nwalls++] = s.wall_ms;
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR) {
 		log_error("reading probe samples: %s", strerror(errno));
@@ -264,29 +385,65 @@ static void on_sigchld(evutil_socket_t signo, short what, void *arg)
 	supervisor_reap(r->sv);
 }
 
-/* Replaces {tree} in every word of the job with the tree's path. */
-static char **job_argv(const struct probe_def *probe, const char *tree)
+/* One thread per probe, each with its probes row. */
+static int probes_start(struct run *r)
 {
-	size_t n = 0;
-	char **argv;
+	const struct profile *p = r->profile;
 
-	while (probe->argv[n] != NULL)
-		n++;
-	argv = xcalloc(n + 1, sizeof *argv);
-	for (size_t i = 0; i < n; i++) {
-		const char *w = probe->argv[i];
-		const char *at = strstr(w, "{tree}");
-		argv[i] = at == NULL ? xstrdup(w)
-				     : xasprintf("%.*s%s%s", (int)(at - w), w, tree, at + 6);
+	r->nprobes = p->nprobes;
+	r->probers = xcalloc(p->nprobes, sizeof *r->probers);
+	r->probe_ids = xcalloc(p->nprobes, sizeof *r->probe_ids);
+	r->pp = xcalloc(p->nprobes, sizeof *r->pp);
+	r->job = -1;
+	for (size_t i = 0; i < p->nprobes; i++) {
+		const struct probe_inst_def *pi = &p->probes[i];
+		struct probe_info info = {
+			.name = pi->name, .type = pi->ops->name, .units = pi->ops->units,
+			.histogram = pi->ops->histogram, .options = pi->options_text,
+		};
+		struct probe_env env = { .workdir = r->ro->workdir, .tree_path = r->ro->tree_path,
+					 .name = pi->name };
+		char what[256] = "";
+
+		r->probe_ids[i] = db_probe_insert(r->ro->db, r->ro->run_id, &info);
+		if (r->probe_ids[i] < 0)
+			return -1;
+		if (pi->config == &p->probe)
+			r->job = (int)i;
+		if (pi->ops->histogram)
+			r->pp[i].hist = xcalloc(1, sizeof *r->pp[i].hist);
+		if (pi->ops->describe != NULL)
+			pi->ops->describe(pi->config, what, sizeof what);
+		log_debug("probe %s (%s): %s", pi->name, pi->ops->name, what);
+		r->probers[i] = prober_start(pi->ops, pi->config, &env, (int)i, r->sample_pipe[1]);
 	}
-	return argv;
+	return 0;
+}
+
+static void probes_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nprobes; i++) {
+		free(r->pp[i].values);
+		free(r->pp[i].hist);
+	}
+	free(r->pp);
+	free(r->probers);
+	free(r->probe_ids);
+}
+
+/* Records nobody will take: their histograms are freed. */
+static void drain_records(int fd)
+{
+	struct probe_msg m;
+
+	while (read(fd, &m, sizeof m) == sizeof m)
+		free(m.hist);
 }
 
 enum run_result run_execute(const struct run_options *ro, int *signo)
 {
 	struct run r = { .ro = ro, .profile = ro->profile, .round = 1, .result = RUN_FAILED };
 	struct timeval one_second = { 1, 0 };
-	char **argv;
 
 	r.base = event_base_new();
 	if (r.base == NULL)
@@ -303,9 +460,6 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 			.run_id = ro->run_id, .started_at = wall_now(), .sv = r.sv,
 			.stop = on_api_stop, .stop_arg = &r,
 		});
-	argv = job_argv(&ro->profile->probe, ro->tree_path);
-	r.prober = prober_start(argv, ro->profile->probe.timeout_ms, r.sample_pipe[1]);
-	argv_free(argv);
 
 	r.settle_timer = evtimer_new(r.base, probe_begin, &r);
 	r.sys_timer = event_new(r.base, -1, EV_PERSIST, on_sys_tick, &r);
@@ -328,14 +482,19 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 		r.result = RUN_ABORTED;
 		goto out;
 	}
+	if (probes_start(&r) < 0)
+		goto out;
 	phase_start(&r);
 	if (r.result == RUN_FAILED && r.phase_id == 0)
 		goto out;
 	event_base_dispatch(r.base);
 
 out:
-	/* Stop the probe first: its running job dies and no new one starts. */
-	prober_stop(r.prober);
+	/* Stop the probes first: a running job dies and no new one starts. */
+	for (size_t i = 0; i < r.nprobes; i++)
+		if (r.probers[i] != NULL)
+			prober_stop(r.probers[i]);
+	drain_records(r.sample_pipe[0]);
 	if (r.phase_id != 0)
 		phase_end(&r, true);
 	supervisor_stop_all(r.sv);
@@ -350,7 +509,7 @@ out:
 	event_base_free(r.base);
 	close(r.sample_pipe[0]);
 	close(r.sample_pipe[1]);
-	free(r.walls);
+	probes_free(&r);
 	*signo = r.signo;
 	return r.result;
 }

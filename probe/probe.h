@@ -1,14 +1,122 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The probe: times a fixed job on a fixed schedule from its own thread, so a
- * busy main loop never delays or skews a measurement. Samples travel to the
- * main loop through a pipe. */
+/* Probes: what a desktop user feels, each kind one `const struct probe_ops`
+ * in its own file (probe_wakeup.c exports probe_wakeup_ops), listed in
+ * probe_table[]. Its options table both validates a profile's [probe NAME]
+ * section and documents it (--list-probes). Every probe of a run has a thread
+ * of its own (the prober), runs on its own schedule, and hands what it
+ * measured to the main loop through a pipe, so no probe waits for another,
+ * nor for the main loop. */
 #ifndef LOADD_PROBE_H
 #define LOADD_PROBE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "hist.h"
+#include "options.h"
 #include "records.h"
+
+#define PROBE_OPS_VERSION 1
+
+/* What every probe of a run may use. */
+struct probe_env {
+	const char *workdir;    /* a probe's scratch files go in <workdir>/probe-<name> */
+	const char *tree_path;  /* replaces {tree} in the job */
+	const char *name;       /* the [probe NAME] */
+};
+
+/* One phase's probing window, on CLOCK_MONOTONIC. */
+struct probe_window {
+	int64_t phase_id;
+	int64_t start_ns;
+	int64_t end_ns;
+	bool cold;              /* the phase's cache = cold */
+};
+
+struct probe_ctx;           /* the prober running the probe */
+
+struct probe_ops {
+	int version;                      /* PROBE_OPS_VERSION */
+	const char *name;                 /* the value of type = */
+	const char *summary;              /* one line for --list-probes */
+	const struct option_def *options; /* NULL-key terminated */
+	size_t config_size;
+	const char *units;                /* of each figure: "ms" (samples), "us" (histograms) */
+	bool histogram;                   /* stores a histogram per second, not a row per op */
+	/* Optional checks beyond the table (root for a real-time policy): print
+	 * "file:line: message" to errs, return how many. */
+	int (*check)(const void *config, const char *file, int line, FILE *errs);
+	/* Before the first window (in the prober's thread): files, buffers.
+	 * NULL with *err set when the probe cannot run at all. */
+	void *(*open)(const void *config, const struct probe_env *env, char **err);
+	/* Measures over one window, handing records to probe_emit_*(), until the
+	 * window ends or probe_interrupted(). */
+	void (*run)(void *state, struct probe_ctx *c, const struct probe_window *w);
+	void (*close)(void *state);
+	/* Optional: what it will do, logged at start ("1 thread, every 1ms"). */
+	void (*describe)(const void *config, char *buf, size_t len);
+};
+
+extern const struct probe_ops *const probe_table[];
+
+const struct probe_ops *probe_find(const char *name);
+/* "job, wakeup, fsync, launch, fault" */
+void probe_names(char *buf, size_t len);
+/* --list-probes */
+void probe_print_all(FILE *fp);
+/* The start-up check of every ops struct; fatal if one is broken. */
+void probe_table_check(void);
+
+/* ---- what travels from a prober to the main loop ---- */
+
+enum probe_msg_kind {
+	PROBE_MSG_SAMPLE,  /* s: one timed operation */
+	PROBE_MSG_HIST,    /* hist: one second of a high-rate probe */
+	PROBE_MSG_DONE,    /* the window is over (s.seq == PROBE_PHASE_DONE, s.missed) */
+};
+#define PROBE_PHASE_DONE (-1)
+
+struct probe_msg {
+	int kind;             /* enum probe_msg_kind */
+	int probe;            /* index of the probe in the run */
+	int variant;          /* which of a probe's threads (0 for most) */
+	double t;             /* HIST: wall time the second began */
+	double steal_pct;     /* HIST: CPU steal time over the second, NaN when unknown */
+	struct sample s;      /* SAMPLE and DONE; s.phase_id for all */
+	struct hist *hist;    /* HIST: the receiver frees it */
+};
+
+/* ---- for probe kinds (prober.c) ---- */
+
+/* Hands a record over (blocking only while the pipe is full). */
+void probe_emit_sample(struct probe_ctx *c, const struct sample *s);
+/* Takes h (xmalloc'd). */
+void probe_emit_hist(struct probe_ctx *c, int64_t phase_id, int variant, double t,
+		     double steal_pct, struct hist *h);
+/* True once the prober is stopping or a new window replaced this one. */
+bool probe_interrupted(struct probe_ctx *c);
+/* Sleeps until ns; -1 when interrupted. */
+int probe_wait_until(struct probe_ctx *c, int64_t ns);
+/* Readable once the prober is stopping: for poll() around a child. */
+int probe_stop_fd(struct probe_ctx *c);
+/* Logs a problem the first time it shows up, not on every slot; takes msg. */
+void probe_complain(struct probe_ctx *c, char *msg);
+/* Slots missed at the end of the window, for the DONE record. */
+void probe_set_done_missed(struct probe_ctx *c, int64_t missed);
+
+/* One timed operation: 0 with s filled (s->failed when it went wrong), -1
+ * when it could not run (s->failed, *err), 1 when stopped (s unused). */
+typedef int (*probe_measure_fn)(void *state, const struct probe_window *w, int stop_fd,
+				struct sample *s, char **err);
+/* The fixed schedule of the job probe, for every kind that times one
+ * operation per slot: slot k begins at start + k * every; an operation that
+ * overruns makes the next begin at the first slot after it, the skipped
+ * slots counted as missed (no coordinated omission). */
+void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t every_ms,
+		     probe_measure_fn measure, void *state);
+
+/* ---- the job probe's pieces, for tests ---- */
 
 /* Runs argv once with stdout and stderr drained through a pipe (as a terminal
  * would), stdin from /dev/null, and times it. drop_cache drops the page cache
@@ -17,24 +125,26 @@
  * not be started (s->failed set, *err an xmalloc'd message). */
 int probe_job_run(char *const argv[], bool drop_cache, int64_t timeout_ms,
 		  struct sample *s, char **err);
-
+/* The same, watching stop_fd (or -1): readable means kill it and give up.
+ * Returns 0 with s filled, -1 when it could not run, 1 when stopped. */
+int probe_job_exec(char *const argv[], bool drop_cache, int64_t timeout_ms, int stop_fd,
+		   struct sample *s, char **err);
 /* Writes 3 to /proc/sys/vm/drop_caches after sync(). -1 with errno. */
 int drop_page_cache(void);
 
+/* ---- the prober (the main loop's side) ---- */
+
 struct prober;
 
-/* Starts the probe thread; each sample is written whole to notify_fd (a pipe
- * the main loop reads: sizeof(struct sample) bytes per record). argv is
- * copied; {tree} must already be replaced. */
-struct prober *prober_start(char *const argv[], int64_t timeout_ms, int notify_fd);
-/* Starts timing: slot k begins at start_ns + k * every_ms (CLOCK_MONOTONIC);
- * no slot begins at or after end_ns. When the window is over and its last job
- * has finished, the thread writes one more record with seq == PROBE_PHASE_DONE
- * (the loads must keep running until then: the last job is timed under them).
- * Its missed field counts the window's slots lost to that last job's overrun. */
-void prober_begin_phase(struct prober *p, int64_t phase_id, int64_t start_ns, int64_t end_ns,
-			int64_t every_ms, bool cold_cache);
-#define PROBE_PHASE_DONE (-1)
+/* Starts a thread for one probe of the run; each record is written whole to
+ * notify_fd (sizeof(struct probe_msg) bytes). config must outlive it. */
+struct prober *prober_start(const struct probe_ops *ops, const void *config,
+			    const struct probe_env *env, int index, int notify_fd);
+/* Starts a window; a window still running is closed first (its DONE
+ * record comes before any record of the new one). When the window is over
+ * and its last operation has finished, the thread writes a DONE record (the
+ * loads must keep running until then: the last operation is timed under them). */
+void prober_begin_phase(struct prober *p, const struct probe_window *w);
 /* Ends the thread (killing a running job, whose sample is dropped) and frees p. */
 void prober_stop(struct prober *p);
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "probe.h"
+#include "profile.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -147,12 +148,35 @@ static void test_drop_page_cache(void **state)
 static void read_record(int fd, struct sample *s, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct probe_msg m;
 	ssize_t n;
 
 	if (poll(&pfd, 1, timeout_ms) != 1)
 		fail_msg("no record from the prober within %d ms", timeout_ms);
-	n = read(fd, s, sizeof *s);
-	assert_int_equal(n, sizeof *s);
+	n = read(fd, &m, sizeof m);
+	assert_int_equal(n, sizeof m);
+	assert_int_equal(m.probe, 3);
+	assert_int_equal(m.kind, m.s.seq == PROBE_PHASE_DONE ? PROBE_MSG_DONE : PROBE_MSG_SAMPLE);
+	*s = m.s;
+}
+
+/* The job probe's config, kept until the prober stops. */
+static struct probe_def job_config;
+
+static struct prober *start_job(const char *const *argv, int64_t every_ms, int fd)
+{
+	static const struct probe_env env = { .name = "job" };
+
+	job_config = (struct probe_def){ .job = "test job", .argv = (char **)argv,
+					 .every_ms = every_ms };
+	return prober_start(probe_find("job"), &job_config, &env, 3, fd);
+}
+
+static void begin(struct prober *p, int64_t phase_id, int64_t start, int64_t end)
+{
+	struct probe_window w = { .phase_id = phase_id, .start_ns = start, .end_ns = end };
+
+	prober_begin_phase(p, &w);
 }
 
 struct phase_result {
@@ -201,12 +225,12 @@ static void test_prober_schedule(void **state)
 	int64_t start;
 
 	assert_int_equal(make_pipe(fds), 0);
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 50, fds[1]);
 	assert_non_null(p);
 
 	/* 500 ms in slots of 50 ms: 10 slots, each run or counted missed */
 	start = mono_ns() + 20 * NSEC_PER_MSEC;
-	prober_begin_phase(p, 7, start, start + 500 * NSEC_PER_MSEC, 50, false);
+	begin(p, 7, start, start + 500 * NSEC_PER_MSEC);
 	r = read_phase(fds[0], 7);
 	assert_int_equal(r.samples + r.missed, 10);
 	assert_true(r.samples >= 1);
@@ -215,13 +239,13 @@ static void test_prober_schedule(void **state)
 	/* the thread serves the next phase too; a window of 120 ms in 50 ms
 	 * slots has 3 */
 	start = mono_ns();
-	prober_begin_phase(p, 8, start, start + 120 * NSEC_PER_MSEC, 50, false);
+	begin(p, 8, start, start + 120 * NSEC_PER_MSEC);
 	r = read_phase(fds[0], 8);
 	assert_int_equal(r.samples + r.missed, 3);
 
 	/* an empty window: just the DONE record */
 	start = mono_ns();
-	prober_begin_phase(p, 9, start, start, 50, false);
+	begin(p, 9, start, start);
 	r = read_phase(fds[0], 9);
 	assert_int_equal(r.samples, 0);
 	assert_int_equal(r.missed, 0);
@@ -240,10 +264,10 @@ static void test_prober_overrun(void **state)
 	int64_t start;
 
 	assert_int_equal(make_pipe(fds), 0);
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 50, fds[1]);
 	assert_non_null(p);
 	start = mono_ns();
-	prober_begin_phase(p, 3, start, start + 500 * NSEC_PER_MSEC, 50, false);
+	begin(p, 3, start, start + 500 * NSEC_PER_MSEC);
 	r = read_phase(fds[0], 3);
 	/* a 120 ms job in 50 ms slots skips at least two slots each time */
 	assert_true(r.max_missed >= 2);
@@ -266,15 +290,15 @@ static void test_prober_replace_phase(void **state)
 	int64_t start = mono_ns();
 
 	assert_int_equal(make_pipe(fds), 0);
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 50, fds[1]);
 	assert_non_null(p);
-	prober_begin_phase(p, 1, start, start + 60 * NSEC_PER_SEC, 20, false);
+	begin(p, 1, start, start + 60 * NSEC_PER_SEC);
 	read_record(fds[0], &s, 20000);
 	assert_int_equal(s.phase_id, 1);
 	assert_int_equal(s.seq, 0);
 
 	start = mono_ns();
-	prober_begin_phase(p, 2, start, start + 100 * NSEC_PER_MSEC, 50, false);
+	begin(p, 2, start, start + 100 * NSEC_PER_MSEC);
 	do {
 		read_record(fds[0], &s, 20000);
 		assert_int_equal(s.phase_id, 1);
@@ -303,10 +327,10 @@ static void test_prober_stop_kills_job(void **state)
 	snprintf(script, sizeof script, "echo $$ > %s.tmp && mv %s.tmp %s && exec sleep 60",
 		 pidfile, pidfile, pidfile);
 	assert_int_equal(make_pipe(fds), 0);
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 1000, fds[1]);
 	assert_non_null(p);
 	start = mono_ns();
-	prober_begin_phase(p, 5, start, start + 60 * NSEC_PER_SEC, 1000, false);
+	begin(p, 5, start, start + 60 * NSEC_PER_SEC);
 
 	for (tries = 0; tries < 2000 && job <= 0; tries++) {
 		fp = fopen(pidfile, "r");
@@ -345,15 +369,15 @@ static void test_prober_failures(void **state)
 
 	/* stopping an idle prober */
 	assert_int_equal(make_pipe(fds), 0);
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 50, fds[1]);
 	assert_non_null(p);
 	prober_stop(p);
 	prober_stop(NULL);
 
 	/* a job that cannot start gives failed samples, not silence */
-	p = prober_start((char *const *)argv, 0, fds[1]);
+	p = start_job(argv, 50, fds[1]);
 	start = mono_ns();
-	prober_begin_phase(p, 4, start, start + 150 * NSEC_PER_MSEC, 50, false);
+	begin(p, 4, start, start + 150 * NSEC_PER_MSEC);
 	r = read_phase(fds[0], 4);
 	assert_true(r.samples >= 1);
 	assert_int_equal(r.failed, r.samples);

@@ -290,6 +290,54 @@ static void test_every_shipped_profile(void **state)
 	}
 }
 
+/* [probe NAME] sections of several kinds, and phases that run a subset; the
+ * old [probe] is the job probe named job (good-full has one). */
+static void test_good_probes(void **state)
+{
+	struct profile p;
+	char *out;
+
+	assert_int_equal(load("profiles/good-probes.conf", &p, fake_validate, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(p.nprobes, 3);
+	assert_string_equal(p.probes[0].name, "ls");
+	assert_string_equal(p.probes[0].type, "job");
+	assert_ptr_equal(p.probes[0].config, &p.probe);
+	assert_ptr_equal(profile_job_probe(&p), &p.probes[0]);
+	assert_string_equal(p.probe.job, "ls {tree}");
+	assert_int_equal(p.probe.every_ms, 500);
+	assert_string_equal(p.probes[1].name, "wakeup");
+	assert_string_equal(p.probes[1].type, "wakeup");
+	assert_string_equal(p.probes[1].options_text, "interval = 2ms\nthreads = cpus\n");
+	assert_string_equal(p.probes[2].name, "save");
+	assert_string_equal(p.probes[2].type, "fsync");
+	assert_true(profile_phase_runs_probe(&p, &p.phases[0], 0));
+	assert_true(profile_phase_runs_probe(&p, &p.phases[0], 2));
+	assert_false(profile_phase_runs_probe(&p, &p.phases[1], 0));
+	assert_true(profile_phase_runs_probe(&p, &p.phases[1], 1));
+	assert_true(profile_phase_runs_probe(&p, &p.phases[1], 2));
+	assert_int_equal(profile_probe_index(&p, "save"), 2);
+	assert_int_equal(profile_probe_index(&p, "nosuch"), -1);
+	profile_free(&p);
+
+	/* a first-release profile: one job probe, named job */
+	assert_int_equal(load("profiles/good-full.conf", &p, fake_validate, &out), 0);
+	free(out);
+	assert_int_equal(p.nprobes, 1);
+	assert_string_equal(p.probes[0].name, "job");
+	assert_ptr_equal(p.probes[0].config, &p.probe);
+	profile_free(&p);
+
+	/* no probe section at all: the job probe with its defaults */
+	assert_int_equal(load("profiles/good-minimal.conf", &p, fake_validate, &out), 0);
+	free(out);
+	assert_int_equal(p.nprobes, 1);
+	assert_string_equal(p.probes[0].type, "job");
+	assert_int_equal(p.probe.every_ms, 1000);
+	profile_free(&p);
+}
+
 static void test_bad_profiles(void **state)
 {
 	static const struct {
@@ -304,7 +352,7 @@ static void test_bad_profiles(void **state)
 		  "profiles/bad-syntax.conf:6: expected 'key = value', a [section] header or a comment\n"
 		  "profiles/bad-syntax.conf:7: a key name is missing before '='\n" },
 		{ "profiles/bad-sections.conf", 9,
-		  "profiles/bad-sections.conf:1: unknown section [frobnicate]; expected [run], [probe], "
+		  "profiles/bad-sections.conf:1: unknown section [frobnicate]; expected [run], [probe NAME], "
 		  "[phase NAME] or [load NAME]\n"
 		  "profiles/bad-sections.conf:5: section [run] given twice (first at line 3)\n"
 		  "profiles/bad-sections.conf:7: [phase] needs a name, as in [phase warm]\n"
@@ -312,10 +360,11 @@ static void test_bad_profiles(void **state)
 		  "profiles/bad-sections.conf:10: invalid phase name 'two words': use letters, digits, "
 		  "'-', '_' and '.'\n"
 		  "profiles/bad-sections.conf:12: section [phase ok] given twice (first at line 11)\n"
-		  "profiles/bad-sections.conf:13: [probe] takes no name\n"
+		  "profiles/bad-sections.conf:13: [probe extra] has no type; known: job, wakeup, "
+		  "fsync, launch, fault\n"
 		  "profiles/bad-sections.conf:14: invalid load name 'x,y': use letters, digits, '-', "
 		  "'_' and '.'\n"
-		  "profiles/bad-sections.conf:15: unknown section [Phase up]; expected [run], [probe], "
+		  "profiles/bad-sections.conf:15: unknown section [Phase up]; expected [run], [probe NAME], "
 		  "[phase NAME] or [load NAME]\n" },
 		{ "profiles/bad-values.conf", 13,
 		  "profiles/bad-values.conf:2: unknown key 'round' in [run]; did you mean 'rounds'?\n"
@@ -365,6 +414,19 @@ static void test_bad_profiles(void **state)
 		  "profiles/bad-long-line.conf:2: line too long (the limit is 198 characters)\n"
 		  "profiles/bad-long-line.conf:4: duration: invalid duration '1x': unknown unit (use "
 		  "ms, s, m or h)\n" },
+		{ "profiles/bad-probes.conf", 7,
+		  "profiles/bad-probes.conf:4: probe name 'job' is taken (line 1: [probe] is the job "
+		  "probe, named job)\n"
+		  "profiles/bad-probes.conf:7: a profile has one job probe; [probe other] is a second "
+		  "(the first is at line 1)\n"
+		  "profiles/bad-probes.conf:11: unknown probe type 'nosuch'; known: job, wakeup, fsync, "
+		  "launch, fault\n"
+		  "profiles/bad-probes.conf:14: interval = 0ms is out of range (1ms..1s)\n"
+		  "profiles/bad-probes.conf:15: threads: invalid value 'many': expected 1..256 or "
+		  "'cpus' (one per CPU)\n"
+		  "profiles/bad-probes.conf:19: phase 'a' names probe 'ghost', which no [probe ghost] "
+		  "section defines\n"
+		  "profiles/bad-probes.conf:23: probes: invalid value 'x x': a probe is named twice\n" },
 		{ "profiles/nosuch.conf", 1,
 		  "profiles/nosuch.conf: cannot read the profile: No such file or directory\n" },
 		{ "profiles", 1, "profiles: cannot read the profile: Is a directory\n" },
@@ -513,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_good_minimal),
 		cmocka_unit_test(test_no_baseline),
 		cmocka_unit_test(test_shipped_profiles),
+		cmocka_unit_test(test_good_probes),
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_real_loaders),

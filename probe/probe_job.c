@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* The job probe: times a command (ls -R over the generated tree by default)
+ * on a fixed schedule, its output drained as a terminal would. */
 #include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -19,16 +19,14 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "parse.h"
+#include "profile.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
-extern char **environ;
 
 /* The job's output is read as a terminal would take it, in large gulps. */
 #define DRAIN_BUF_LEN (64 * 1024)
-
-/* Records travel whole through the notify pipe only below PIPE_BUF. */
-_Static_assert(sizeof(struct sample) <= PIPE_BUF, "a sample must fit one atomic pipe write");
 
 enum job_end {
 	JOB_EXITED,   /* ran to its end (any status) */
@@ -214,7 +212,7 @@ fail:
 /* Runs one job; stop_fd (or -1) readable means "kill it and give up".
  * Returns 0 with s filled, -1 when the job could not run (s->failed, *err),
  * or 1 when stopped (s is not meaningful). */
-static int job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, int stop_fd,
+int probe_job_exec(char *const argv[], bool drop_cache, int64_t timeout_ms, int stop_fd,
 		   struct sample *s, char **err)
 {
 	enum job_end end;
@@ -276,251 +274,92 @@ static int job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, int 
 int probe_job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, struct sample *s,
 		  char **err)
 {
-	int rc = job_run(argv, drop_cache, timeout_ms, -1, s, err);
+	int rc = probe_job_exec(argv, drop_cache, timeout_ms, -1, s, err);
 
 	return rc < 0 ? -1 : 0;
 }
 
-/* The prober thread and what the main loop shares with it. */
-struct phase_plan {
-	int64_t id;
-	int64_t start_ns;
-	int64_t end_ns;
-	int64_t every_ns;
-	bool cold;
-};
 
-struct prober {
-	pthread_t thread;
-	char **argv;
+/* ---- the probe kind ---- */
+
+struct job_state {
+	char **argv;         /* {tree} replaced */
 	int64_t timeout_ms;
-	int notify_fd;
-	int wake_fd;        /* eventfd: readable once prober_stop was called */
-	char *last_error;   /* the last problem logged, so repeats stay quiet */
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	bool stopping;
-	bool have_next;
-	struct phase_plan next;
+	int64_t every_ms;
 };
 
-/* Writes one record whole. Waits for room with poll first, so a main loop
- * that stopped reading cannot hold prober_stop forever. */
-static void prober_emit(struct prober *p, const struct sample *s)
+/* Replaces {tree} in every word of the job with the tree's path. */
+static char **job_argv(char *const *words, const char *tree)
 {
-	struct pollfd pfd[2] = { { .fd = p->notify_fd, .events = POLLOUT },
-				 { .fd = p->wake_fd, .events = POLLIN } };
-	ssize_t n = -1;
-
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			return;
-		n = write(p->notify_fd, s, sizeof *s);
-		if (n == (ssize_t)sizeof *s)
-			return;
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		break;
-	}
-	log_error("probe: cannot deliver a sample: %s",
-		  n < 0 ? strerror(errno) : "short write to the notify pipe");
-}
-
-/* Logs a problem the first time it shows up, not on every slot. */
-static void prober_complain(struct prober *p, char *msg)
-{
-	if (p->last_error == NULL || strcmp(p->last_error, msg) != 0) {
-		log_warn("probe: %s", msg);
-		free(p->last_error);
-		p->last_error = msg;
-	} else {
-		free(msg);
-	}
-}
-
-static struct timespec ns_to_timespec(int64_t ns)
-{
-	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
-}
-
-/* Sleeps until the slot. -1 when stopping or when a new phase replaced
- * this one. */
-static int prober_wait_slot(struct prober *p, int64_t slot_ns)
-{
-	struct timespec ts = ns_to_timespec(slot_ns);
-	int rc;
-
-	pthread_mutex_lock(&p->lock);
-	while (!p->stopping && !p->have_next && mono_ns() < slot_ns)
-		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
-	rc = p->stopping || p->have_next ? -1 : 0;
-	pthread_mutex_unlock(&p->lock);
-	return rc;
-}
-
-static bool prober_stopping(struct prober *p)
-{
-	bool stopping;
-
-	pthread_mutex_lock(&p->lock);
-	stopping = p->stopping;
-	pthread_mutex_unlock(&p->lock);
-	return stopping;
-}
-
-/* Slots k = 0, 1, ... start at start + k * every; a job that overruns
- * makes the next one start at the first slot after it ended, and the
- * skipped slots are reported as missed. */
-static void prober_run_phase(struct prober *p, const struct phase_plan *ph)
-{
-	struct sample done = { .phase_id = ph->id, .seq = PROBE_PHASE_DONE };
-	int64_t k = 0, missed = 0, nslots = 0;
-
-	if (ph->end_ns > ph->start_ns)
-		nslots = (ph->end_ns - ph->start_ns + ph->every_ns - 1) / ph->every_ns;
-
-	for (;;) {
-		int64_t now, next;
-		struct sample s = { .phase_id = ph->id, .seq = k, .missed = missed };
-		char *err = NULL;
-		int rc;
-
-		if (k >= nslots)
-			break;
-		if (prober_wait_slot(p, ph->start_ns + k * ph->every_ns) < 0) {
-			if (prober_stopping(p))
-				return;
-			break; /* replaced: close this phase for the main loop */
-		}
-		rc = job_run(p->argv, ph->cold, p->timeout_ms, p->wake_fd, &s, &err);
-		if (rc > 0)
-			return;
-		if (rc < 0)
-			prober_complain(p, err);
-		prober_emit(p, &s);
-
-		now = mono_ns();
-		next = k + 1;
-		if (now > ph->start_ns + next * ph->every_ns)
-			next = (now - ph->start_ns + ph->every_ns - 1) / ph->every_ns;
-		/* Slots the window still held when the last job overran it are
-		 * reported on the DONE record; slots past the window are not
-		 * missed: the phase is over. */
-		if (next >= nslots)
-			done.missed = nslots - k - 1;
-		missed = next - k - 1;
-		k = next;
-	}
-	prober_emit(p, &done);
-}
-
-static void *prober_main(void *arg)
-{
-	struct prober *p = arg;
-
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		struct phase_plan ph;
-
-		while (!p->stopping && !p->have_next)
-			pthread_cond_wait(&p->cond, &p->lock);
-		if (p->stopping)
-			break;
-		ph = p->next;
-		p->have_next = false;
-		pthread_mutex_unlock(&p->lock);
-		prober_run_phase(p, &ph);
-		pthread_mutex_lock(&p->lock);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-static void prober_free(struct prober *p)
-{
-	for (char **a = p->argv; *a; a++)
-		free(*a);
-	free(p->argv);
-	free(p->last_error);
-	if (p->wake_fd >= 0)
-		close(p->wake_fd);
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
-}
-
-struct prober *prober_start(char *const argv[], int64_t timeout_ms, int notify_fd)
-{
-	struct prober *p = xcalloc(1, sizeof *p);
-	pthread_condattr_t ca;
-	sigset_t all, old;
 	size_t n = 0;
-	int rc;
+	char **argv;
 
-	while (argv[n])
+	while (words[n] != NULL)
 		n++;
-	p->argv = xcalloc(n + 1, sizeof *p->argv);
-	for (size_t i = 0; i < n; i++)
-		p->argv[i] = xstrdup(argv[i]);
-	p->timeout_ms = timeout_ms;
-	p->notify_fd = notify_fd;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < n; i++) {
+		const char *w = words[i];
+		const char *at = tree ? strstr(w, "{tree}") : NULL;
 
-	/* Both fail only when the process is out of descriptors or threads,
-	 * right at start-up: nothing could be measured then. */
-	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->wake_fd < 0)
-		fatal("cannot start the probe: eventfd");
-
-	/* Signals belong to the main loop: the thread starts with all blocked. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&p->thread, NULL, prober_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
-		fatalx("cannot start the probe thread: %s", strerror(rc));
-	return p;
+		argv[i] = at == NULL ? xstrdup(w)
+				     : xasprintf("%.*s%s%s", (int)(at - w), w, tree, at + 6);
+	}
+	return argv;
 }
 
-void prober_begin_phase(struct prober *p, int64_t phase_id, int64_t start_ns, int64_t end_ns,
-			int64_t every_ms, bool cold_cache)
+static void *job_open(const void *config, const struct probe_env *env, char **err)
 {
-	pthread_mutex_lock(&p->lock);
-	p->next = (struct phase_plan){
-		.id = phase_id,
-		.start_ns = start_ns,
-		.end_ns = end_ns,
-		.every_ns = (every_ms > 0 ? every_ms : 1) * NSEC_PER_MSEC,
-		.cold = cold_cache,
-	};
-	p->have_next = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	const struct probe_def *def = config;
+	struct job_state *st = xcalloc(1, sizeof *st);
+
+	st->argv = job_argv(def->argv, env->tree_path);
+	st->timeout_ms = def->timeout_ms;
+	st->every_ms = def->every_ms;
+	return st;
 }
 
-void prober_stop(struct prober *p)
+static int job_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+		       char **err)
 {
-	uint64_t one = 1;
+	struct job_state *st = state;
 
-	if (p == NULL)
-		return;
-	pthread_mutex_lock(&p->lock);
-	p->stopping = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	/* Wakes a job wait: the thread kills its own job and reaps it. */
-	if (write(p->wake_fd, &one, sizeof one) < 0)
-		log_warn("probe: cannot wake the probe thread: %s", strerror(errno));
-	pthread_join(p->thread, NULL);
-	prober_free(p);
+	return probe_job_exec(st->argv, w->cold, st->timeout_ms, stop_fd, s, err);
 }
+
+static void job_run_window(void *state, struct probe_ctx *c, const struct probe_window *w)
+{
+	struct job_state *st = state;
+
+	probe_run_slots(c, w, st->every_ms, job_measure, st);
+}
+
+static void job_close(void *state)
+{
+	struct job_state *st = state;
+
+	argv_free(st->argv);
+	free(st);
+}
+
+static void job_describe(const void *config, char *buf, size_t len)
+{
+	const struct probe_def *def = config;
+	char every[32];
+
+	format_ms(def->every_ms, every, sizeof every);
+	snprintf(buf, len, "'%s' every %s", def->job, every);
+}
+
+const struct probe_ops probe_job_ops = {
+	.version = PROBE_OPS_VERSION,
+	.name = "job",
+	.summary = "times a command (ls -R over the generated tree) on a fixed schedule, "
+		   "output drained as a terminal would; cache = cold drops the page cache first",
+	.options = probe_options,
+	.config_size = sizeof(struct probe_def),
+	.units = "ms",
+	.open = job_open,
+	.run = job_run_window,
+	.close = job_close,
+	.describe = job_describe,
+};
