@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "hist.h"
 #include "json_build.h"
 #include "log.h"
 #include "profile.h"
@@ -86,8 +87,16 @@ static uint64_t counter_delta(uint64_t first, uint64_t last)
 	return last > first ? last - first : 0;
 }
 
+/* What one probe of a phase gathers over its valid rounds. */
+struct probe_acc {
+	struct dvec values;
+	struct hist *hist;
+	struct mean steal;
+};
+
 /* What building one phase name needs besides the result. */
 struct phase_acc {
+	struct probe_acc *probes;
 	struct dvec walls;
 	struct mean cpu_pct;
 	struct mean load_cycles;
@@ -200,8 +209,74 @@ static int add_pressure(struct db *db, const struct phase_row *ph, struct phase_
 	return 0;
 }
 
+static int add_hist_second(void *arg, const struct hist_record *h)
+{
+	struct probe_acc *pa = arg;
+
+	hist_merge(pa->hist, h->hist);
+	mean_add(&pa->steal, h->steal_pct);
+	return 0;
+}
+
+/* Every probe's figures of one valid round. */
+static int add_probes(struct db *db, const struct phase_row *ph, struct report_phase *p,
+		      struct phase_acc *acc, const struct probe_info *probes)
+{
+	for (size_t k = 0; k < p->nprobe; k++) {
+		struct report_probe *rp = &p->probe[k];
+		struct probe_acc *pa = &acc->probes[k];
+		struct sample *s;
+		size_t n;
+
+		if (rp->histogram) {
+			uint64_t before = pa->hist->count;
+
+			if (db_hists_foreach(db, 0, ph->id, probes[k].id, add_hist_second, pa) < 0)
+				return -1;
+			rp->ran |= pa->hist->count > before;
+			continue;
+		}
+		if (db_probe_samples_list(db, ph->id, probes[k].id, &s, &n) < 0)
+			return -1;
+		rp->ran |= n > 0;
+		for (size_t i = 0; i < n; i++) {
+			rp->missed += s[i].missed;
+			if (s[i].failed)
+				rp->failed++;
+			else if (!isnan(s[i].wall_ms))
+				dvec_push(&pa->values, s[i].wall_ms);
+		}
+		free(s);
+	}
+	return 0;
+}
+
+static void finish_probe(struct report_probe *rp, struct probe_acc *pa)
+{
+	summarize(pa->values.v, pa->values.n, &rp->time);
+	free(pa->values.v);
+	pa->values = (struct dvec){ 0 };
+	rp->p50 = rp->p99 = rp->p999 = rp->max = rp->mean = rp->steal_pct = NAN;
+	if (pa->hist == NULL)
+		return;
+	rp->count = pa->hist->count;
+	if (rp->count > 0) {
+		rp->p50 = hist_percentile(pa->hist, 50) / 1e6;
+		rp->p99 = hist_percentile(pa->hist, 99) / 1e6;
+		rp->p999 = hist_percentile(pa->hist, 99.9) / 1e6;
+		rp->max = (double)pa->hist->max_ns / 1e6;
+		rp->mean = (double)pa->hist->sum_ns / (double)rp->count / 1e6;
+	}
+	rp->over_1ms = hist_count_above(pa->hist, 1000000);
+	rp->over_16ms = hist_count_above(pa->hist, 16700000);
+	rp->over_100ms = hist_count_above(pa->hist, 100000000);
+	rp->steal_pct = mean_get(&pa->steal);
+	free(pa->hist);
+	pa->hist = NULL;
+}
+
 static int add_round(struct db *db, const struct phase_row *ph, struct report_phase *p,
-		     struct phase_acc *acc)
+		     struct phase_acc *acc, const struct probe_info *probes)
 {
 	struct report_round *r;
 	struct sample *s;
@@ -233,7 +308,8 @@ static int add_round(struct db *db, const struct phase_row *ph, struct report_ph
 		mean_add(&acc->cpu_pct, s[i].cpu_pct);
 	}
 	free(s);
-	if (add_load_window(db, ph, p, acc) < 0 || add_pressure(db, ph, acc) < 0)
+	if (add_load_window(db, ph, p, acc) < 0 || add_pressure(db, ph, acc) < 0 ||
+	    add_probes(db, ph, p, acc, probes) < 0)
 		return -1;
 	return 0;
 }
@@ -286,6 +362,9 @@ static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 
 	summarize(acc->walls.v, acc->walls.n, &p->time);
 	free(acc->walls.v);
+	for (i = 0; i < p->nprobe; i++)
+		finish_probe(&p->probe[i], &acc->probes[i]);
+	free(acc->probes);
 	p->cpu_pct = mean_get(&acc->cpu_pct);
 	p->load_cycles = p->nload ? mean_get(&acc->load_cycles) : NAN;
 	p->lcpu_pct = p->nload ? mean_get(&acc->lcpu_pct) : NAN;
@@ -385,19 +464,68 @@ static const char *find_baseline(const struct run_report *rep, const struct phas
 	return name;
 }
 
+/* A phase gets a row per probe of the run, in the run's order. */
+static void init_probes(struct report_phase *p, struct phase_acc *acc,
+			const struct probe_info *probes, size_t nprobes)
+{
+	p->nprobe = nprobes;
+	p->probe = xcalloc(nprobes ? nprobes : 1, sizeof *p->probe);
+	acc->probes = xcalloc(nprobes ? nprobes : 1, sizeof *acc->probes);
+	for (size_t k = 0; k < nprobes; k++) {
+		p->probe[k].name = xstrdup(probes[k].name);
+		p->probe[k].type = xstrdup(probes[k].type);
+		p->probe[k].histogram = probes[k].histogram;
+		if (probes[k].histogram)
+			acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
+	}
+}
+
+/* Each probe's Ratio: its median (a histogram's p99) over the baseline's. */
+static void probe_ratios(struct run_report *rep)
+{
+	const struct report_phase *base = NULL;
+
+	for (size_t j = 0; rep->baseline && j < rep->nphases; j++)
+		if (rep->phases[j].name == rep->baseline)
+			base = &rep->phases[j];
+	for (size_t j = 0; j < rep->nphases; j++) {
+		for (size_t k = 0; k < rep->phases[j].nprobe; k++) {
+			struct report_probe *rp = &rep->phases[j].probe[k];
+			const struct report_probe *bp = base ? &base->probe[k] : NULL;
+			double b = NAN, v = rp->histogram ? rp->p99 : rp->time.median;
+
+			if (bp != NULL)
+				b = bp->histogram ? bp->p99 : bp->time.median;
+			rp->ratio = b > 0 ? v / b : NAN;
+		}
+	}
+}
+
+static void acc_free(struct phase_acc *acc, size_t n)
+{
+	for (size_t j = 0; acc != NULL && j < n; j++) {
+		free(acc[j].walls.v);
+		free(acc[j].probes);
+	}
+	free(acc);
+}
+
 int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 {
 	struct phase_row *ph = NULL;
 	struct phase_acc *acc = NULL;
-	size_t nph = 0, i, j;
+	struct probe_info *probes = NULL;
+	size_t nph = 0, nprobes = 0, i, j;
 	int rc;
 
 	memset(rep, 0, sizeof *rep);
 	rc = db_run_get(db, run_id, &rep->run);
 	if (rc != 0)
 		return rc;
-	if (db_phases_list(db, run_id, &ph, &nph) < 0)
+	if (db_phases_list(db, run_id, &ph, &nph) < 0 ||
+	    db_probes_list(db, run_id, &probes, &nprobes) < 0)
 		goto fail;
+	rep->nprobes = nprobes;
 	/* One entry per phase name, in the order the names first ran. */
 	rep->phases = xcalloc(nph ? nph : 1, sizeof *rep->phases);
 	acc = xcalloc(nph ? nph : 1, sizeof *acc);
@@ -413,8 +541,9 @@ int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 			p->loads = xstrdup(ph[i].loads);
 			p->cache = xstrdup(ph[i].cache);
 			init_loads(p);
+			init_probes(p, &acc[p - rep->phases], probes, nprobes);
 		}
-		if (add_round(db, &ph[i], p, &acc[p - rep->phases]) < 0)
+		if (add_round(db, &ph[i], p, &acc[p - rep->phases], probes) < 0)
 			goto fail;
 	}
 	if (attach_units(db, rep) < 0)
@@ -435,15 +564,21 @@ int report_build(struct db *db, int64_t run_id, struct run_report *rep)
 				base = rep->phases[k].time.median;
 		p->ratio = base > 0 ? p->time.median / base : NAN;
 	}
+	probe_ratios(rep);
 	db_phase_rows_free(ph, nph);
+	db_probes_free(probes, nprobes);
 	return 0;
 fail:
 	if (acc != NULL) {
 		for (j = 0; j < rep->nphases; j++)
-			free(acc[j].walls.v);
-		free(acc);
+			for (size_t k = 0; k < rep->phases[j].nprobe; k++) {
+				free(acc[j].probes[k].values.v);
+				free(acc[j].probes[k].hist);
+			}
+		acc_free(acc, rep->nphases);
 	}
 	db_phase_rows_free(ph, nph);
+	db_probes_free(probes, nprobes);
 	report_free(rep);
 	return -1;
 }
@@ -464,6 +599,11 @@ void report_free(struct run_report *rep)
 		}
 		for (j = 0; j < p->nrounds; j++)
 			free(p->rounds[j].reason);
+		for (j = 0; j < p->nprobe; j++) {
+			free(p->probe[j].name);
+			free(p->probe[j].type);
+		}
+		free(p->probe);
 		free(p->load);
 		free(p->rounds);
 		free(p->name);
@@ -671,6 +811,77 @@ static void print_loads(const struct run_report *rep, FILE *out)
 	table_free(&t);
 }
 
+static char *fmt_over(const struct report_probe *rp, uint64_t n)
+{
+	return rp->histogram ? xasprintf("%llu", (unsigned long long)n) : xstrdup("-");
+}
+
+/* One row per phase and probe that ran there; shown when the run has more
+ * than its job probe (the phase table above is the job's). */
+static void print_probes(const struct run_report *rep, FILE *out)
+{
+	static const char *const head[] = {
+		"Phase", "Probe", "Type", "n", "median", "p95", "p99", "p99.9", "max", ">1ms",
+		">16.7ms", ">100ms", "Ratio", "missed", "failed",
+	};
+	enum { NCOLS = sizeof head / sizeof head[0] };
+	static const char align[] = "lllrrrrrrrrrrrr";
+	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
+	struct table t;
+
+	if (rep->nprobes < 2 && (rep->nprobes == 0 || rep->nphases == 0 ||
+				 strcmp(rep->phases[0].probe[0].type, "job") == 0))
+		return;
+	fprintf(out, "\nProbes (valid rounds; times in ms; a histogram probe's median is its "
+		     "p50)\n");
+	table_init(&t, head, align);
+	for (size_t i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+		bool first = true;
+
+		for (size_t k = 0; k < p->nprobe; k++) {
+			const struct report_probe *rp = &p->probe[k];
+			const struct summary *s = &rp->time;
+			char *c[NCOLS];
+
+			if (!rp->ran)
+				continue;
+			c[0] = xstrdup(first ? p->name : "");
+			c[1] = xstrdup(rp->name);
+			c[2] = xstrdup(rp->type);
+			if (rp->histogram) {
+				c[3] = xasprintf("%llu", (unsigned long long)rp->count);
+				c[4] = fmt_ms(rp->p50);
+				c[5] = xstrdup("-");
+				c[6] = fmt_ms(rp->p99);
+				c[7] = fmt_ms(rp->p999);
+				c[8] = fmt_ms(rp->max);
+			} else {
+				c[3] = xasprintf("%zu", s->n);
+				c[4] = fmt_ms(s->median);
+				c[5] = fmt_ms(s->p95);
+				c[6] = fmt_ms(s->p99);
+				c[7] = xstrdup("-");
+				c[8] = fmt_ms(s->max);
+			}
+			c[9] = fmt_over(rp, rp->over_1ms);
+			c[10] = fmt_over(rp, rp->over_16ms);
+			c[11] = fmt_over(rp, rp->over_100ms);
+			c[12] = fmt_fixed(rp->ratio, 2);
+			c[13] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed);
+			c[14] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed);
+			table_row(&t, c);
+			first = false;
+		}
+	}
+	table_print(&t, out);
+	table_free(&t);
+	if (rep->baseline != NULL)
+		fprintf(out, "Ratio = median / %s's median of the same probe (histogram probes: "
+			     "p99 / p99); >1ms, >16.7ms, >100ms: wake-ups later than that.\n",
+			rep->baseline);
+}
+
 static void print_pressure(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = { "Phase", "cpu", "memory", "io" };
@@ -715,6 +926,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 			fprintf(out, "Times: the job's wall time in ms (Time = median); Ratio = median "
 				"/ %s's median;\nLoads: load cycles in the probe window; LCPU%%: the "
 				"loads' CPU time / the window's time.\n", rep.baseline);
+		print_probes(&rep, out);
 		print_loads(&rep, out);
 		print_pressure(&rep, out);
 	}
@@ -788,12 +1000,42 @@ static json_t *json_round(const struct report_round *r)
 	return o;
 }
 
+static json_t *json_probe(const struct report_probe *rp)
+{
+	json_t *o = json_object();
+
+	json_set(o, "name", json_string(rp->name));
+	json_set(o, "type", json_string(rp->type));
+	json_set(o, "histogram", json_boolean(rp->histogram));
+	json_set(o, "ran", json_boolean(rp->ran));
+	json_set(o, "ratio", json_real_or_null(rp->ratio));
+	if (!rp->histogram) {
+		json_set(o, "time_ms", json_summary(&rp->time));
+		json_set(o, "missed", jint(rp->missed));
+		json_set(o, "failed", jint(rp->failed));
+		return o;
+	}
+	json_set(o, "count", jint((int64_t)rp->count));
+	json_set(o, "p50_ms", json_real_or_null(rp->p50));
+	json_set(o, "p99_ms", json_real_or_null(rp->p99));
+	json_set(o, "p999_ms", json_real_or_null(rp->p999));
+	json_set(o, "max_ms", json_real_or_null(rp->max));
+	json_set(o, "mean_ms", json_real_or_null(rp->mean));
+	json_set(o, "over_1ms", jint((int64_t)rp->over_1ms));
+	json_set(o, "over_16_7ms", jint((int64_t)rp->over_16ms));
+	json_set(o, "over_100ms", jint((int64_t)rp->over_100ms));
+	json_set(o, "steal_pct", json_real_or_null(rp->steal_pct));
+	return o;
+}
+
 static json_t *json_phase(const struct report_phase *p)
 {
 	json_t *o = json_object(), *psi = json_object(), *loads = json_array();
-	json_t *rounds = json_array();
+	json_t *rounds = json_array(), *probes = json_array();
 	size_t i;
 
+	for (i = 0; i < p->nprobe; i++)
+		json_array_append_new(probes, json_probe(&p->probe[i]));
 	for (i = 0; i < p->nload; i++)
 		json_array_append_new(loads, json_load(&p->load[i]));
 	for (i = 0; i < p->nrounds; i++)
@@ -817,6 +1059,7 @@ static json_t *json_phase(const struct report_phase *p)
 	json_set(o, "failed", jint(p->failed));
 	json_set(o, "psi_some", psi);
 	json_set(o, "load_stats", loads);
+	json_set(o, "probes", probes);
 	json_set(o, "rounds", rounds);
 	return o;
 }

@@ -37,6 +37,24 @@ struct report_load {
 	double *round_rates; /* cycles per second of each window, in order */
 };
 
+/* One probe over a phase's valid rounds. Sample probes (job, fsync, launch,
+ * fault) give a summary of their times; histogram probes (wakeup) give
+ * percentiles and counts over thresholds from the merged histograms. Every
+ * figure in ms; NaN when it does not exist. */
+struct report_probe {
+	char *name;
+	char *type;
+	bool histogram;
+	bool ran;            /* some valid round has a figure of it */
+	struct summary time; /* sample probes */
+	int64_t missed, failed;
+	uint64_t count;      /* histogram probes: values measured */
+	double p50, p99, p999, max, mean;
+	uint64_t over_1ms, over_16ms, over_100ms; /* 16.7 ms: a frame missed at 60 Hz */
+	double steal_pct;    /* mean CPU steal over its seconds, NaN when unknown */
+	double ratio;        /* median (histograms: p99) / the baseline phase's */
+};
+
 /* One round of a phase, for the record. */
 struct report_round {
 	long round;
@@ -67,11 +85,14 @@ struct report_phase {
 	double psi_cpu, psi_mem, psi_io; /* PSI "some", mean over the window */
 	size_t nload;
 	struct report_load *load;
+	size_t nprobe;       /* every probe of the run, in its order */
+	struct report_probe *probe;
 };
 
 struct run_report {
 	struct run_row run;
 	const char *baseline; /* the first phase without loads, or NULL */
+	size_t nprobes;       /* of the run; every phase has a row for each */
 	size_t nphases;
 	struct report_phase *phases;
 };

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl export: every sample of a run (or of all runs) as CSV or JSON,
- * one row per probe job, streamed from one query so that a million samples
- * take seconds and little memory. A file is written as FILE.tmp and renamed
- * into place, so FILE is either complete or untouched. */
+ * one row per probe operation, streamed from one query so that a million
+ * samples take seconds and little memory; or, with --probe NAME of a
+ * histogram probe (wakeup), its histograms as one row per non-empty bucket
+ * per second. A file is written as FILE.tmp and renamed into place, so FILE
+ * is either complete or untouched. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 #include <jansson.h>
 
 #include "csv.h"
+#include "hist.h"
 #include "json_build.h"
 #include "loadctl.h"
 #include "log.h"
@@ -27,16 +30,46 @@
 enum format { FORMAT_CSV, FORMAT_JSON };
 
 /* The row's place, then every figure of the sample record (records.c). */
-static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id" };
+static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id", "probe" };
+/* A histogram's rows: its place, then one bucket's range and count. */
+static const char *const hist_columns[] = { "run_id", "round", "phase", "phase_id", "probe",
+					    "variant", "t", "bucket_lo_ns", "bucket_hi_ns",
+					    "count" };
 
 struct export {
+	struct db *db;
 	FILE *fp;
 	enum format format;
 	struct csv csv;
 	size_t rows;
 	int64_t phase_id;  /* the phase whose name is in phase_json */
 	char *phase_json;  /* its name as a JSON string, quotes included */
+	const char *probe; /* only this probe's rows; NULL: every probe's */
+	int64_t probes_run; /* the run whose probes are below */
+	struct probe_info *probes;
+	size_t nprobes;
+	bool failed;       /* the database could not be read */
 };
+
+/* The probe's name for a sample of run_id ("job" in a run recorded before
+ * probes had rows). */
+static const char *probe_name(struct export *ex, int64_t run_id, int64_t probe_id)
+{
+	if (ex->probes == NULL || ex->probes_run != run_id) {
+		db_probes_free(ex->probes, ex->nprobes);
+		ex->probes = NULL;
+		ex->nprobes = 0;
+		if (db_probes_list(ex->db, run_id, &ex->probes, &ex->nprobes) < 0) {
+			ex->failed = true;
+			return "?";
+		}
+		ex->probes_run = run_id;
+	}
+	for (size_t i = 0; i < ex->nprobes; i++)
+		if (ex->probes[i].id == probe_id)
+			return ex->probes[i].name;
+	return "?";
+}
 
 /* "2026-11-22T01:02:03.456Z" */
 static void iso8601_utc(double t, char *buf, size_t len)
@@ -68,6 +101,17 @@ static void json_number(FILE *fp, double v)
 	fputs(buf, fp);
 }
 
+/* A name as a JSON string (null when it is not UTF-8). */
+static void json_string_out(FILE *fp, const char *s)
+{
+	json_t *j = json_text(s);
+	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+	fputs(text ? text : "null", fp);
+	free(text);
+	json_decref(j);
+}
+
 static const struct record_type *sample_record(void)
 {
 	return &record_types[REC_SAMPLE];
@@ -84,6 +128,7 @@ static void write_csv_row(struct export *ex, int64_t run_id, const struct phase_
 	csv_int(c, ph->round);
 	csv_str(c, ph->name);
 	csv_int(c, ph->id);
+	csv_str(c, probe_name(ex, run_id, s->probe_id));
 	for (size_t i = 0; i < rt->ncolumns; i++) {
 		const struct column *col = &rt->columns[i];
 		double v = column_number(col, s);
@@ -127,9 +172,10 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 	FILE *fp = ex->fp;
 	char started[40];
 
-	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld",
-		ex->rows ? "," : "", (long long)run_id, ph->round, phase_name_json(ex, ph),
-		(long long)ph->id);
+	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,"
+		"\"probe\":", ex->rows ? "," : "", (long long)run_id, ph->round,
+		phase_name_json(ex, ph), (long long)ph->id);
+	json_string_out(fp, probe_name(ex, run_id, s->probe_id));
 	for (size_t i = 0; i < rt->ncolumns; i++) {
 		const struct column *col = &rt->columns[i];
 		double v = column_number(col, s);
@@ -154,6 +200,9 @@ static int export_row(void *arg, int64_t run_id, const struct phase_row *ph,
 {
 	struct export *ex = arg;
 
+	if (ex->probe != NULL && strcmp(probe_name(ex, run_id, s->probe_id), ex->probe) != 0)
+		return ex->failed ? -1 : 0;
+
 	if (ex->format == FORMAT_CSV)
 		write_csv_row(ex, run_id, ph, s);
 	else
@@ -163,7 +212,7 @@ static int export_row(void *arg, int64_t run_id, const struct phase_row *ph,
 	return ferror(ex->fp) ? -1 : 0;
 }
 
-static void export_begin(struct export *ex)
+static void export_begin(struct export *ex, bool hists)
 {
 	size_t i;
 
@@ -172,12 +221,140 @@ static void export_begin(struct export *ex)
 		return;
 	}
 	csv_init(&ex->csv, ex->fp);
+	if (hists) {
+		for (i = 0; i < sizeof hist_columns / sizeof hist_columns[0]; i++)
+			csv_str(&ex->csv, hist_columns[i]);
+		csv_end_record(&ex->csv);
+		return;
+	}
 	for (i = 0; i < sizeof place_columns / sizeof place_columns[0]; i++)
 		csv_str(&ex->csv, place_columns[i]);
 	for (i = 0; i < sample_record()->ncolumns; i++)
 		if (!(sample_record()->columns[i].flags & COLF_KEY))
 			csv_str(&ex->csv, sample_record()->columns[i].name);
 	csv_end_record(&ex->csv);
+}
+
+/* ---- histograms, one row per non-empty bucket of each second ---- */
+
+struct hist_export {
+	struct export *ex;
+	int64_t run_id;
+	struct phase_row *phases;
+	size_t nphases;
+};
+
+static const struct phase_row *phase_of(const struct hist_export *he, int64_t id)
+{
+	for (size_t i = 0; i < he->nphases; i++)
+		if (he->phases[i].id == id)
+			return &he->phases[i];
+	return NULL;
+}
+
+static void hist_bucket_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
+			    const struct hist_record *h, size_t b)
+{
+	char t[40];
+
+	iso8601_utc(h->t, t, sizeof t);
+	if (ex->format == FORMAT_CSV) {
+		csv_int(&ex->csv, run_id);
+		csv_int(&ex->csv, ph->round);
+		csv_str(&ex->csv, ph->name);
+		csv_int(&ex->csv, ph->id);
+		csv_str(&ex->csv, ex->probe);
+		csv_int(&ex->csv, h->variant);
+		csv_str(&ex->csv, t);
+		csv_int(&ex->csv, (long long)hist_bucket_lo(b));
+		csv_int(&ex->csv, (long long)hist_bucket_hi(b));
+		csv_int(&ex->csv, h->hist->bucket[b]);
+		csv_end_record(&ex->csv);
+	} else {
+		fprintf(ex->fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,"
+			"\"phase_id\":%lld,\"probe\":", ex->rows ? "," : "", (long long)run_id,
+			ph->round, phase_name_json(ex, ph), (long long)ph->id);
+		json_string_out(ex->fp, ex->probe);
+		fprintf(ex->fp, ",\"variant\":%d,\"t\":\"%s\",\"bucket_lo_ns\":%llu,"
+			"\"bucket_hi_ns\":%llu,\"count\":%u}", h->variant, t,
+			(unsigned long long)hist_bucket_lo(b),
+			(unsigned long long)hist_bucket_hi(b), h->hist->bucket[b]);
+	}
+	ex->rows++;
+}
+
+static int export_hist(void *arg, const struct hist_record *h)
+{
+	struct hist_export *he = arg;
+	const struct phase_row *ph = phase_of(he, h->phase_id);
+
+	if (ph == NULL)
+		return 0;
+	for (size_t b = 0; b < HIST_BUCKETS; b++)
+		if (h->hist->bucket[b] != 0)
+			hist_bucket_row(he->ex, he->run_id, ph, h, b);
+	return ferror(he->ex->fp) ? -1 : 0;
+}
+
+/* The histograms of ex->probe in one run (none when it has no such
+ * histogram probe). */
+static int export_run_hists(struct export *ex, int64_t run_id)
+{
+	struct hist_export he = { .ex = ex, .run_id = run_id };
+	int64_t probe_id = -1;
+	int rc;
+
+	probe_name(ex, run_id, 0);
+	for (size_t i = 0; i < ex->nprobes; i++)
+		if (ex->probes[i].histogram && strcmp(ex->probes[i].name, ex->probe) == 0)
+			probe_id = ex->probes[i].id;
+	if (ex->failed)
+		return -1;
+	if (probe_id < 0)
+		return 0;
+	if (db_phases_list(ex->db, run_id, &he.phases, &he.nphases) < 0)
+		return -1;
+	rc = db_hists_foreach(ex->db, run_id, 0, probe_id, export_hist, &he);
+	db_phase_rows_free(he.phases, he.nphases);
+	return rc;
+}
+
+/* Is NAME a histogram probe of the run (or of any run)? */
+static bool probe_is_histogram(struct export *ex, int64_t run_id, const char *name)
+{
+	struct run_row *runs = NULL;
+	size_t nruns = 0;
+	bool found = false;
+
+	if (run_id != 0) {
+		probe_name(ex, run_id, 0);
+		for (size_t i = 0; i < ex->nprobes; i++)
+			found |= ex->probes[i].histogram && strcmp(ex->probes[i].name, name) == 0;
+		return found;
+	}
+	if (db_runs_list(ex->db, &runs, &nruns) < 0)
+		return false;
+	for (size_t r = 0; r < nruns && !found; r++)
+		found = probe_is_histogram(ex, runs[r].id, name);
+	db_rows_free(REC_RUN, runs, nruns);
+	return found;
+}
+
+static int export_hists(struct export *ex, int64_t run_id)
+{
+	struct run_row *runs = NULL;
+	size_t nruns = 0;
+	int rc = 0;
+
+	if (run_id != 0)
+		return export_run_hists(ex, run_id);
+	if (db_runs_list(ex->db, &runs, &nruns) < 0)
+		return -1;
+	/* oldest first, as the samples */
+	for (size_t r = nruns; r-- > 0 && rc == 0;)
+		rc = export_run_hists(ex, runs[r].id);
+	db_rows_free(REC_RUN, runs, nruns);
+	return rc;
 }
 
 static void export_end(struct export *ex)
@@ -238,9 +415,11 @@ static int finish_file(FILE *fp, const char *path)
 }
 
 /* Writes the export to path ("-": stdout). Returns an exit status. */
-static int export_to(struct db *db, int64_t run_id, enum format format, const char *path)
+static int export_to(struct db *db, int64_t run_id, enum format format, const char *path,
+		     const char *probe)
 {
-	struct export ex = { .format = format };
+	struct export ex = { .db = db, .format = format, .probe = probe };
+	bool hists = probe != NULL && probe_is_histogram(&ex, run_id, probe);
 	enum dest dest = DEST_FILE;
 	char *target = NULL, *tmp = NULL;
 	struct stat sb;
@@ -274,10 +453,16 @@ static int export_to(struct db *db, int64_t run_id, enum format format, const ch
 	}
 	/* Big writes: a million rows are ~100 MB. */
 	setvbuf(ex.fp, NULL, _IOFBF, 1 << 20);
-	export_begin(&ex);
-	rc = db_samples_foreach(db, run_id, export_row, &ex);
+	export_begin(&ex, hists);
+	if (hists)
+		rc = export_hists(&ex, run_id);
+	else
+		rc = db_samples_foreach(db, run_id, export_row, &ex);
+	if (ex.failed)
+		rc = -1;
 	export_end(&ex);
 	free(ex.phase_json);
+	db_probes_free(ex.probes, ex.nprobes);
 	if (rc < 0 && !ferror(ex.fp)) {
 		/* the database's own message is already out */
 		log_error("export to %s stopped: the database could not be read", path);
@@ -329,17 +514,18 @@ static int cmd_export_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 	static const struct option longopts[] = {
 		{ "run", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "probe", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format_arg = NULL, *path;
+	const char *format_arg = NULL, *path, *probe = NULL;
 	enum format format;
 	bool all = false;
 	int64_t run_id = 0;
 	struct db *db;
 	int opt, status;
 
-	while ((opt = getopt_long(argc, argv, ":r:f:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":r:f:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (strcmp(optarg, "all") == 0)
@@ -352,6 +538,9 @@ static int cmd_export_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 			break;
 		case 'f':
 			format_arg = optarg;
+			break;
+		case 'p':
+			probe = optarg;
 			break;
 		case 'h':
 			return loadctl_usage(self);
@@ -383,14 +572,15 @@ static int cmd_export_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 		db_close(db);
 		return LOADCTL_ERROR;
 	}
-	status = export_to(db, all ? 0 : run_id, format, path);
+	status = export_to(db, all ? 0 : run_id, format, path, probe);
 	db_close(db);
 	return status;
 }
 
 const struct loadctl_cmd cmd_export_entry = {
 	.name = "export",
-	.args = "[--run ID|all] [--format csv|json] FILE",
-	.summary = "a run's samples as CSV or JSON (FILE '-': stdout)",
+	.args = "[--run ID|all] [--format csv|json] [--probe NAME] FILE",
+	.summary = "a run's samples as CSV or JSON (FILE '-': stdout); --probe: one probe's, "
+		   "a histogram probe's as bucket rows",
 	.exec = cmd_export_exec,
 };
