@@ -29,6 +29,9 @@ const struct option_def run_options[] = {
 	{ "baseline", OPT_STRING, offsetof(struct run_def, baseline), NULL, 0, 0, NULL, NULL,
 	  "the phase whose median time is Ratio's denominator (default: the first phase "
 	  "without loads)" },
+	{ "user", OPT_STRING, offsetof(struct run_def, user), NULL, 0, 0, NULL, NULL,
+	  "as root: the user the loads, dbench, tar and the probe's job run as (default: "
+	  "SUDO_USER, else a loadd system user, else nobody)" },
 	{ NULL },
 };
 

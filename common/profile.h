@@ -17,6 +17,7 @@ struct run_def {
 	long rounds;        /* the whole phase list, this many times */
 	int64_t settle_ms;  /* load ramp-up before the job is timed */
 	char *baseline;     /* phase whose median is Ratio's denominator; NULL: first phase without loads */
+	char *user;         /* who loads and the job run as (as root); NULL: run_user.h's default */
 };
 
 struct tree_spec {

@@ -23,6 +23,7 @@
 #include "profile.h"
 #include "report.h"
 #include "run.h"
+#include "run_user.h"
 #include "supervisor.h"
 #include "timeutil.h"
 #include "tree.h"
@@ -195,7 +196,9 @@ static void print_plan(const struct profile *p)
 			pi->ops->describe(pi->config, what, sizeof what);
 		printf("%-7s %-8s %-7s %s\n", i == 0 ? "probes:" : "", pi->name, pi->type, what);
 	}
-	printf("rounds: %ld\n\n", p->run.rounds);
+	printf("rounds: %ld\n", p->run.rounds);
+	printf("loads and job run as: %s (uid %u, %s)\n\n", run_user_get()->name,
+	       (unsigned)run_user_get()->uid, run_user_get()->why);
 	printf("  %-3s %-16s %-5s %-8s %-8s %s\n", "#", "phase", "cache", "settle", "duration",
 	       "loads");
 	for (size_t i = 0; i < p->nphases; i++) {
@@ -436,6 +439,15 @@ int main(int argc, char **argv)
 		free(profile_path);
 		return EXIT_USAGE;
 	}
+	struct run_user run_user;
+	if (run_user_resolve(p.run.user, &run_user, &err) < 0) {
+		fprintf(stderr, "loadd: %s: %s\n", profile_path, err);
+		free(err);
+		profile_free(&p);
+		free(profile_path);
+		return EXIT_USAGE;
+	}
+	run_user_set(&run_user);
 	if (a.check) {
 		print_plan(&p);
 		profile_free(&p);
@@ -507,6 +519,8 @@ int main(int argc, char **argv)
 	format_ms(profile_total_ms(&p), total, sizeof total);
 	log_info("run %lld: profile %s, %zu phase(s) x %ld round(s), about %s; database %s",
 		 (long long)run_id, p.name, p.nphases, p.run.rounds, total, db_path);
+	log_info("loads and the probe's job run as %s (uid %u; %s)", run_user_get()->name,
+		 (unsigned)run_user_get()->uid, run_user_get()->why);
 	/* From here on the run goes on alone: messages go to the log file. */
 	if (a.daemon) {
 		log_info("running in the background as pid %ld; log %s; stop it with loadctl stop",

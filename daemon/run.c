@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "run.h"
+#include "run_user.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -454,6 +455,7 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 	fcntl(r.sample_pipe[1], F_SETFL, 0);
 
 	r.sv = supervisor_new(r.base, ro->db, ro->run_id, ro->workdir);
+	supervisor_set_owner(r.sv, run_user_get()->uid, run_user_get()->gid);
 	if (ro->api != NULL)
 		r.api = api_new(&(struct api_config){
 			.base = r.base, .listen = ro->api, .db = ro->db, .profile = ro->profile,

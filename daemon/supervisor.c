@@ -226,6 +226,7 @@ static int make_load_dir(struct load *l, const char *path, bool empty)
 
 static int load_start(struct load *l)
 {
+	char *err = NULL;
 	struct loader_ctx ctx;
 	pid_t pid;
 
@@ -234,6 +235,14 @@ static int load_start(struct load *l)
 	 * the user the loads run as. */
 	if (make_load_dir(l, l->dir, true) < 0 || make_load_dir(l, l->cache_dir, false) < 0)
 		return -1;
+	/* The tree load keeps its trees for later runs beside the probe's. */
+	if (strcmp(l->ops->name, "tree") == 0 && workdir_make(l->sv->workdir, TREE_LOAD_DIR,
+							     l->sv->uid, l->sv->gid, false,
+							     &err) < 0) {
+		recordf(l, "error", "cannot make its dir: %s", err);
+		free(err);
+		return -1;
+	}
 	l->dirs_made = true;
 	ctx = (struct loader_ctx){
 		.name = l->name,

@@ -17,6 +17,7 @@
 #include "loader.h" /* remove_tree() */
 #include "log.h"
 #include "paths.h"
+#include "run_user.h"
 #include "xalloc.h"
 
 /* Directories whose contents belong to the system: loadd never works in
@@ -76,6 +77,14 @@ static int check_parent(int fd, const char *path, char **err)
 				 "who could swap what is inside it; choose a work dir below "
 				 "directories owned by root or by you", path, who);
 		free(who);
+		return -1;
+	}
+	if (run_user_get()->drop && (st.st_mode & S_IXOTH) == 0 &&
+	    !(st.st_gid == run_user_get()->gid && (st.st_mode & S_IXGRP))) {
+		*err = xasprintf("refusing the work dir below %s (mode %04o): the loads run as "
+				 "%s and cannot reach it; choose a work dir they can reach (the "
+				 "default is /var/lib/loadd/work), chmod o+x %s, or set [run] user",
+				 path, (unsigned)(st.st_mode & 07777), run_user_get()->name, path);
 		return -1;
 	}
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
@@ -198,6 +207,22 @@ static int claim_workdir(int fd, const char *path, char **err)
 	return 0;
 }
 
+/* The loads run as another user: they may pass through the work dir to
+ * their own dirs (0711), never list or write it. */
+static int let_loads_in(int fd, const char *path, char **err)
+{
+	struct stat st;
+
+	if (!run_user_get()->drop || fstat(fd, &st) < 0 || (st.st_mode & S_IXOTH) != 0)
+		return 0;
+	if (fchmod(fd, (st.st_mode & 07777) | S_IXGRP | S_IXOTH) < 0) {
+		*err = xasprintf("cannot let the loads through work dir %s (chmod o+x): %s", path,
+				 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Splits the absolute path into its resolved parent and its last name. */
 static int split_workdir(const char *dir, char **parent, char **name, char **err)
 {
@@ -257,7 +282,8 @@ static int open_workdir(const char *dir, char **resolved, char **err)
 			    : xasprintf("cannot open work dir %s: %s", real, strerror(errno));
 		goto out;
 	}
-	if (check_workdir(fd, real, err) < 0 || claim_workdir(fd, real, err) < 0) {
+	if (check_workdir(fd, real, err) < 0 || claim_workdir(fd, real, err) < 0 ||
+	    let_loads_in(fd, real, err) < 0) {
 		close(fd);
 		fd = -1;
 		goto out;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "run_user.h"
 #include "parse.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -466,6 +467,15 @@ static void __attribute__((noreturn)) loader_child(const struct loader_ops *ops,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	write_oom_score_adj();
+	/* Root stays with loadd: the load runs as the run's user. That change
+	 * clears the parent-death signal, so it is set again. */
+	if (run_user_enter() < 0) {
+		log_error("load %s: cannot become user %s: %s", parent_ctx->name,
+			  run_user_get()->name, strerror(errno));
+		_exit(127);
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);

@@ -102,4 +102,8 @@ int loader_stop_child(pid_t pid, int grace_ms);
 /* Removes path and everything below it without following symlinks. */
 int remove_tree(const char *path);
 
+/* The tree load's own trees, below the work dir beside the probe's
+ * tree-<fingerprint>: made by loadd for the load's user, kept across runs. */
+#define TREE_LOAD_DIR "tar-trees"
+
 #endif

@@ -26,8 +26,6 @@
 #include "tree.h"
 #include "xalloc.h"
 
-/* Below the work dir, beside the probe's tree-<fingerprint>. */
-#define TREE_LOAD_DIR "tar-trees"
 
 struct tree_config {
 	struct tree_spec tree;

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "parse.h"
 #include "profile.h"
+#include "run_user.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -165,8 +166,9 @@ static void sample_not_run(struct sample *s)
 /* Starts the job: stdin from /dev/null, stdout and stderr into out_fd,
  * nothing else of ours; default signal handling and an empty mask (the
  * calling thread blocks everything); its own process group so a timeout
- * kills every process it started; and killed if loadd dies (posix_spawn
- * cannot ask for that). The vfork child makes only system calls until it
+ * kills every process it started; as the run's unprivileged user
+ * (run_user.h); and killed if loadd dies (posix_spawn cannot ask for
+ * that). The vfork child makes only system calls until it
  * execs. Returns 0, or an errno value. */
 static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
 {
@@ -184,8 +186,10 @@ static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
 		for (int sig = 1; sig < NSIG; sig++)
 			if (sig != SIGKILL && sig != SIGSTOP)
 				sigaction(sig, &dfl, NULL);
-		if (setpgid(0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-		    getppid() != parent)
+		/* The run's user first: a change of user clears the
+		 * parent-death signal. */
+		if (setpgid(0, 0) < 0 || run_user_enter() < 0 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			goto fail;
 		null = open("/dev/null", O_RDONLY);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)

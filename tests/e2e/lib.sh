@@ -8,6 +8,9 @@ set -euo pipefail
 : "${SRC:?set SRC to the source tree}"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/loadd-e2e.XXXXXX")
+# The loads and the job run unprivileged (as nobody under root): they must
+# reach their files in here.
+chmod 0755 "$T"
 DB="$T/loadd.db"
 WORK="$T/work"
 SOCK="$T/loadd.sock"
