@@ -467,9 +467,15 @@ static void __attribute__((noreturn)) loader_child(const struct loader_ops *ops,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	write_oom_score_adj();
-	/* Root stays with loadd: the load runs as the run's user. That change
-	 * clears the parent-death signal, so it is set again. */
-	if (run_user_enter() < 0) {
+	/* Root stays with loadd: the load runs as the run's user (unless its
+	 * configuration needs root). That change clears the parent-death
+	 * signal, so it is set again. */
+	if (ops->needs_root != NULL && ops->needs_root(parent_ctx->config) &&
+	    run_user_get()->drop) {
+		loader_event(parent_ctx, "info", "runs as root: its configuration needs it");
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(127);
+	} else if (run_user_enter() < 0) {
 		log_error("load %s: cannot become user %s: %s", parent_ctx->name,
 			  run_user_get()->name, strerror(errno));
 		_exit(127);

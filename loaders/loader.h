@@ -59,6 +59,9 @@ struct loader_ops {
 	int (*run)(const struct loader_ctx *ctx);
 	/* Optional: the resources it would use, logged at start ("8 processes, 64 KiB each"). */
 	void (*describe)(const void *config, char *buf, size_t len);
+	/* Optional: true when this configuration needs root inside the load (a
+	 * cgroup of its own); it then keeps loadd's user instead of the run's. */
+	bool (*needs_root)(const void *config);
 };
 
 extern const struct loader_ops *const loader_table[];

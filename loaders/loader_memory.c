@@ -522,6 +522,14 @@ static int memory_run(const struct loader_ctx *ctx)
 	return 0;
 }
 
+/* Making a cgroup and moving into it is root's. */
+static bool memory_needs_root(const void *config)
+{
+	const struct memory_config *cfg = config;
+
+	return cfg->cgroup;
+}
+
 const struct loader_ops loader_memory_ops = {
 	.version = LOADER_OPS_VERSION,
 	.name = "memory",
@@ -534,4 +542,5 @@ const struct loader_ops loader_memory_ops = {
 	.check = memory_check,
 	.run = memory_run,
 	.describe = memory_describe,
+	.needs_root = memory_needs_root,
 };
