@@ -1,35 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "figures.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gnuplot.h"
+#include "hist.h"
 #include "log.h"
 #include "stats.h"
 #include "xalloc.h"
 
 const struct figure_def figure_defs[FIGURE_COUNT] = {
 	[FIGURE_DISTRIBUTION] = { "distribution",
-				  "The job's wall time per phase: the box spans the quartiles, "
-				  "the whiskers p5 to p95, every job is a dot; the baseline phase "
-				  "is blue and its median the dashed line.",
+				  "The probe's times per phase (log y): the box spans the "
+				  "quartiles, the whiskers p5 to p95, every sample is a dot (a "
+				  "histogram probe has none); the baseline phase is blue and its "
+				  "median the dashed line.",
 				  900, 440 },
 	[FIGURE_ECDF] = { "ecdf",
-			  "Empirical distribution of the job's wall time per phase (log x): "
-			  "the fraction of jobs at or below a time; the baseline is black.",
+			  "Empirical distribution of the probe's times per phase (log x): the "
+			  "fraction at or below a time; the baseline is black.",
 			  900, 440 },
 	[FIGURE_HISTOGRAM] = { "histogram",
-			       "Histogram of the job's wall time per phase, ten bins per decade "
-			       "(log x), as the fraction of the phase's jobs.",
+			       "Histogram of the probe's times per phase, ten bins per decade "
+			       "(log x), as the fraction of the phase's values.",
 			       900, 440 },
 	[FIGURE_TIMELINE] = { "timeline",
-			      "The whole run: each job's wall time, pressure stall (PSI some) "
-			      "and each load's cycles per second in its own unit, on one time "
-			      "axis; phases are the bands (blue: the baseline, red: invalid).",
+			      "The whole run: each probe's times (a histogram probe's p99 of "
+			      "each second), pressure stall (PSI some) and each load's cycles "
+			      "per second in its own unit, on one time axis; phases are the "
+			      "bands (blue: the baseline, red: invalid).",
 			      1000, 760 },
 };
 
@@ -50,13 +52,22 @@ int figure_find(const char *name)
 	return -1;
 }
 
-/* A phase name with its valid jobs' wall times, sorted. */
+/* A phase name with one probe's times in its valid rounds: sorted values
+ * (ms) for a probe that keeps every sample, or a merged histogram. */
 struct fig_phase {
 	char *label;
 	double *walls;
 	size_t n;
+	struct hist *hist;   /* histogram probes; NULL otherwise */
 	bool baseline;
 	bool invalid;
+};
+
+/* One probe of the run, with a row per phase name (rf->nphases of them). */
+struct fig_probe {
+	char *name;
+	bool histogram;
+	struct fig_phase *phases;
 };
 
 /* One round of one phase on the time axis. */
@@ -66,7 +77,10 @@ struct fig_band {
 	bool baseline, invalid;
 };
 
+/* A sample on the timeline: a job's time, or a histogram probe's p99 of
+ * one second. */
 struct fig_point {
+	size_t probe;
 	double t, v;
 	bool failed;
 };
@@ -82,8 +96,8 @@ struct fig_rate {
 
 struct run_figures {
 	double t0;
-	size_t nphases, nbands, npoints, npsi, nloads, nrates;
-	struct fig_phase *phases;
+	size_t nprobes, nphases, nbands, npoints, npsi, nloads, nrates;
+	struct fig_probe *probes;
 	struct fig_band *bands;
 	struct fig_point *points;
 	struct fig_psi *psi;
@@ -156,7 +170,7 @@ static int add_band(struct run_figures *rf, struct db *db, const struct phase_ro
 		return -1;
 	for (i = 0; i < n; i++) {
 		rf->points = grow(rf->points, rf->npoints, &rf->cap_points, sizeof *rf->points);
-		rf->points[rf->npoints++] = (struct fig_point){ s[i].started_at, s[i].wall_ms,
+		rf->points[rf->npoints++] = (struct fig_point){ 0, s[i].started_at, s[i].wall_ms,
 								s[i].failed };
 		if (s[i].started_at > last)
 			last = s[i].started_at;
@@ -184,17 +198,32 @@ static int add_band(struct run_figures *rf, struct db *db, const struct phase_ro
 	return 0;
 }
 
+static struct fig_probe *add_probe(struct run_figures *rf, const char *name, bool histogram)
+{
+	struct fig_probe *pr;
+
+	rf->probes = xreallocarray(rf->probes, rf->nprobes + 1, sizeof *rf->probes);
+	pr = &rf->probes[rf->nprobes++];
+	pr->name = xstrdup(name);
+	pr->histogram = histogram;
+	pr->phases = xcalloc(rf->nphases ? rf->nphases : 1, sizeof *pr->phases);
+	return pr;
+}
+
 struct run_figures *run_figures_load(struct db *db, const struct run_report *rep)
 {
 	struct run_figures *rf = xcalloc(1, sizeof *rf);
 	struct phase_row *ph;
 	size_t nph, i;
 
+	struct fig_probe *job;
+
 	rf->t0 = rep->run.started_at;
-	rf->phases = xcalloc(rep->nphases ? rep->nphases : 1, sizeof *rf->phases);
+	rf->nphases = rep->nphases;
+	job = add_probe(rf, "job", false);
 	for (i = 0; i < rep->nphases; i++) {
 		const struct report_phase *p = &rep->phases[i];
-		struct fig_phase *f = &rf->phases[rf->nphases++];
+		struct fig_phase *f = &job->phases[i];
 
 		f->label = xstrdup(p->name);
 		f->baseline = p->name == rep->baseline;
@@ -227,15 +256,20 @@ void run_figures_free(struct run_figures *rf)
 
 	if (rf == NULL)
 		return;
-	for (i = 0; i < rf->nphases; i++) {
-		free(rf->phases[i].label);
-		free(rf->phases[i].walls);
+	for (size_t p = 0; p < rf->nprobes; p++) {
+		for (i = 0; i < rf->nphases; i++) {
+			free(rf->probes[p].phases[i].label);
+			free(rf->probes[p].phases[i].walls);
+			free(rf->probes[p].phases[i].hist);
+		}
+		free(rf->probes[p].phases);
+		free(rf->probes[p].name);
 	}
 	for (i = 0; i < rf->nbands; i++)
 		free(rf->bands[i].label);
 	for (i = 0; i < rf->nloads; i++)
 		free(rf->loads[i]);
-	free(rf->phases);
+	free(rf->probes);
 	free(rf->bands);
 	free(rf->points);
 	free(rf->psi);
@@ -264,11 +298,18 @@ static void put_label(FILE *f, const char *s)
 	free(safe);
 }
 
-static void script_begin(FILE *f, const char *title)
+static void script_begin(FILE *f, const char *probe, const char *title)
 {
 	/* noenhanced: no markup in labels, whatever a name holds */
 	fputs("set termoption noenhanced\nset encoding utf8\n", f);
-	fprintf(f, "set title '%s'\n", title);
+	if (probe != NULL) {
+		char *safe = gnuplot_label(probe);
+
+		fprintf(f, "set title '%s: %s'\n", safe, title);
+		free(safe);
+	} else {
+		fprintf(f, "set title '%s'\n", title);
+	}
 	fputs("set grid\nset border 3\nset tics nomirror\n", f);
 }
 
@@ -281,12 +322,25 @@ static const char *phase_colour(const struct fig_phase *p, size_t i)
 	return palette[i % NPALETTE];
 }
 
-static bool any_walls(const struct fig_phase *phases, size_t n)
+static bool has_values(const struct fig_phase *p)
 {
-	for (size_t i = 0; i < n; i++)
-		if (phases[i].n > 0)
+	return p->n > 0 || (p->hist != NULL && p->hist->count > 0);
+}
+
+static bool any_values(const struct fig_probe *pr, size_t nphases)
+{
+	for (size_t i = 0; i < nphases; i++)
+		if (has_values(&pr->phases[i]))
 			return true;
 	return false;
+}
+
+/* Percentile q (0..100) of a phase's values, in ms. */
+static double quantile(const struct fig_phase *p, double q)
+{
+	if (p->hist != NULL)
+		return hist_percentile(p->hist, q) / 1e6;
+	return percentile_sorted(p->walls, p->n, q);
 }
 
 /* A deterministic spread of a box's dots: the golden ratio's fractions. */
@@ -303,19 +357,19 @@ static void put_box_data(FILE *f, const struct fig_phase *p, double x, const cha
 {
 	unsigned col = (unsigned)strtoul(c + 1, NULL, 16);
 
-	if (p->n == 0)
+	if (!has_values(p))
 		return;
 	put_num(f, x);
 	fputc(' ', f);
-	put_num(f, percentile_sorted(p->walls, p->n, 25));
+	put_num(f, quantile(p, 25));
 	fputc(' ', f);
-	put_num(f, percentile_sorted(p->walls, p->n, 5));
+	put_num(f, quantile(p, 5));
 	fputc(' ', f);
-	put_num(f, percentile_sorted(p->walls, p->n, 95));
+	put_num(f, quantile(p, 95));
 	fputc(' ', f);
-	put_num(f, percentile_sorted(p->walls, p->n, 75));
+	put_num(f, quantile(p, 75));
 	fputc(' ', f);
-	put_num(f, percentile_sorted(p->walls, p->n, 50));
+	put_num(f, quantile(p, 50));
 	fprintf(f, " %u\n", col);
 	for (size_t k = 0; k < p->n; k++) {
 		put_num(dots, x + jitter(k, 0.5));
@@ -343,37 +397,38 @@ static void put_block(FILE *f, const char *name, char *text, size_t len)
 	fputs("EOD\n", f);
 }
 
-static int script_distribution(const struct run_figures *rf, FILE *f)
+static int script_distribution(const struct run_figures *rf, const struct fig_probe *pr,
+			       FILE *f)
 {
 	char *boxes = NULL, *dots = NULL;
 	size_t blen = 0, dlen = 0, i;
 	FILE *bf, *df;
 	double base_median = NAN;
 
-	if (!any_walls(rf->phases, rf->nphases))
+	if (!any_values(pr, rf->nphases))
 		return 1;
 	bf = open_memstream(&boxes, &blen);
 	df = open_memstream(&dots, &dlen);
 	for (i = 0; i < rf->nphases; i++) {
-		const struct fig_phase *p = &rf->phases[i];
+		const struct fig_phase *p = &pr->phases[i];
 
 		put_box_data(bf, p, (double)i + 1, phase_colour(p, i), df);
-		if (p->baseline && p->n > 0)
-			base_median = percentile_sorted(p->walls, p->n, 50);
+		if (p->baseline && has_values(p))
+			base_median = quantile(p, 50);
 	}
 	fclose(bf);
 	fclose(df);
-	script_begin(f, "job: wall time per phase");
+	script_begin(f, pr->name, "time per phase");
 	put_block(f, "box", boxes, blen);
 	put_block(f, "dots", dots, dlen);
 	free(boxes);
 	free(dots);
-	fputs("set logscale y\nset ylabel 'wall time (ms)'\nset key off\n"
+	fputs("set logscale y\nset ylabel 'time (ms)'\nset key off\n"
 	      "set boxwidth 0.5 absolute\n", f);
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", rf->nphases);
 	for (i = 0; i < rf->nphases; i++) {
 		fputs(i ? ", " : "", f);
-		put_label(f, rf->phases[i].label);
+		put_label(f, pr->phases[i].label);
 		fprintf(f, " %zu", i + 1);
 	}
 	fputs(") rotate by -30 left\n", f);
@@ -389,29 +444,30 @@ static int script_distribution(const struct run_figures *rf, FILE *f)
 }
 
 /* Plots one curve per phase with data from block(), baseline in black. */
-static int script_per_phase(const struct run_figures *rf, FILE *f, const char *title,
-			    void (*block)(FILE *, const struct fig_phase *), const char *ylabel)
+static int script_per_phase(const struct run_figures *rf, const struct fig_probe *pr, FILE *f,
+			    const char *title, void (*block)(FILE *, const struct fig_phase *),
+			    const char *ylabel)
 {
 	size_t i;
 	bool first = true;
 
-	if (!any_walls(rf->phases, rf->nphases))
+	if (!any_values(pr, rf->nphases))
 		return 1;
-	script_begin(f, title);
+	script_begin(f, pr->name, title);
 	for (i = 0; i < rf->nphases; i++) {
-		if (rf->phases[i].n == 0)
+		if (!has_values(&pr->phases[i]))
 			continue;
 		fprintf(f, "$p%zu << EOD\n", i);
-		block(f, &rf->phases[i]);
+		block(f, &pr->phases[i]);
 		fputs("EOD\n", f);
 	}
-	fprintf(f, "set logscale x\nset xlabel 'wall time (ms)'\nset ylabel '%s'\n"
+	fprintf(f, "set logscale x\nset xlabel 'time (ms)'\nset ylabel '%s'\n"
 		   "set yrange [0:*]\nset key outside right top\n",
 		ylabel);
 	for (i = 0; i < rf->nphases; i++) {
-		const struct fig_phase *p = &rf->phases[i];
+		const struct fig_phase *p = &pr->phases[i];
 
-		if (p->n == 0)
+		if (!has_values(p))
 			continue;
 		fprintf(f, "%s$p%zu using 1:2 with steps lw %s lc rgb '%s' title ",
 			first ? "plot " : ", \\\n  ", i, p->baseline ? "2.5" : "1.5", p->baseline ? "#000000" : phase_colour(p, i));
@@ -422,47 +478,86 @@ static int script_per_phase(const struct run_figures *rf, FILE *f, const char *t
 	return 0;
 }
 
+/* A phase's values (ms) in ascending order, each with how many times it
+ * occurred: a probe's samples once each, a histogram's bucket midpoints
+ * with their counts. xmalloc'd; *total is the count of all. */
+struct weighted {
+	double v, w;
+};
+
+static struct weighted *weighted_values(const struct fig_phase *p, size_t *n, double *total)
+{
+	struct weighted *out;
+	size_t k = 0;
+
+	*total = 0;
+	if (p->hist == NULL) {
+		out = xcalloc(p->n ? p->n : 1, sizeof *out);
+		for (size_t i = 0; i < p->n; i++)
+			if (p->walls[i] > 0)
+				out[k++] = (struct weighted){ p->walls[i], 1 };
+	} else {
+		out = xcalloc(HIST_BUCKETS, sizeof *out);
+		for (size_t b = 0; b < HIST_BUCKETS; b++) {
+			double mid = ((double)hist_bucket_lo(b) + (double)hist_bucket_hi(b)) / 2;
+
+			if (p->hist->bucket[b] > 0 && mid > 0)
+				out[k++] = (struct weighted){ mid / 1e6, p->hist->bucket[b] };
+		}
+	}
+	for (size_t i = 0; i < k; i++)
+		*total += out[i].w;
+	*n = k;
+	return out;
+}
+
 static void ecdf_block(FILE *f, const struct fig_phase *p)
 {
-	for (size_t k = 0; k < p->n; k++) {
-		put_num(f, p->walls[k]);
+	double total, sum = 0;
+	size_t n;
+	struct weighted *wv = weighted_values(p, &n, &total);
+
+	for (size_t k = 0; k < n; k++) {
+		sum += wv[k].w;
+		put_num(f, wv[k].v);
 		fputc(' ', f);
-		put_num(f, (double)(k + 1) / (double)p->n);
+		put_num(f, sum / total);
 		fputc('\n', f);
 	}
+	free(wv);
 }
 
 #define BINS_PER_DECADE 10
 
+static long bin_of(double ms)
+{
+	return (long)floor(log10(ms) * BINS_PER_DECADE);
+}
+
 static void histogram_block(FILE *f, const struct fig_phase *p)
 {
-	long lo = LONG_MAX, hi = LONG_MIN, b;
-	size_t k = 0;
+	double total, w;
+	size_t n, k = 0;
+	struct weighted *wv = weighted_values(p, &n, &total);
+	long lo, hi, b;
 
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->walls[i] <= 0)
-			continue;
-		b = (long)floor(log10(p->walls[i]) * BINS_PER_DECADE);
-		lo = b < lo ? b : lo;
-		hi = b > hi ? b : hi;
-	}
-	if (lo > hi)
+	if (n == 0) {
+		free(wv);
 		return;
-	/* walls are sorted: one pass counts every bin */
+	}
+	lo = bin_of(wv[0].v);
+	hi = bin_of(wv[n - 1].v);
+	/* the values are sorted: one pass fills every bin */
 	for (b = lo; b <= hi + 1; b++) {
-		size_t count = 0;
-
-		while (b <= hi && k < p->n &&
-		       (p->walls[k] <= 0 || (long)floor(log10(p->walls[k]) * BINS_PER_DECADE) <= b)) {
-			count += p->walls[k] > 0;
-			k++;
-		}
+		for (w = 0; b <= hi && k < n && bin_of(wv[k].v) <= b; k++)
+			w += wv[k].w;
 		put_num(f, pow(10, (double)b / BINS_PER_DECADE));
 		fputc(' ', f);
 		/* the last edge closes the last step */
-		put_num(f, b <= hi ? (double)count / (double)p->n : 0);
+		put_num(f, b <= hi ? w / total : 0);
 		fputc('\n', f);
 	}
+	free(wv);
 }
 
 /* ---- the timeline ---- */
@@ -502,24 +597,40 @@ static void empty_panel(FILE *f, const char *why)
 		why);
 }
 
+/* Writes probe p's finished samples as $tP; how many. */
+static size_t timeline_block(const struct run_figures *rf, size_t p, FILE *f, double *fastest)
+{
+	size_t n = 0;
+
+	fprintf(f, "$t%zu << EOD\n", p);
+	for (size_t i = 0; i < rf->npoints; i++) {
+		const struct fig_point *pt = &rf->points[i];
+
+		if (pt->probe != p || pt->failed || !(pt->v > 0))
+			continue;
+		put_num(f, pt->t - rf->t0);
+		fputc(' ', f);
+		put_num(f, pt->v);
+		fputc('\n', f);
+		if (pt->v < *fastest)
+			*fastest = pt->v;
+		n++;
+	}
+	fputs("EOD\n", f);
+	return n;
+}
+
+/* Each sample probe's times as dots, each histogram probe's per-second p99
+ * as a line; failed samples as crosses at the bottom. */
 static void timeline_jobs(const struct run_figures *rf, FILE *f)
 {
-	size_t i, ok = 0, failed = 0;
+	size_t i, p, failed = 0;
 	double fastest = INFINITY;
+	bool *drawn = xcalloc(rf->nprobes + 1, sizeof *drawn), any = false;
 
-	fputs("$jobs << EOD\n", f);
-	for (i = 0; i < rf->npoints; i++) {
-		if (rf->points[i].failed || !(rf->points[i].v > 0))
-			continue;
-		put_num(f, rf->points[i].t - rf->t0);
-		fputc(' ', f);
-		put_num(f, rf->points[i].v);
-		fputc('\n', f);
-		if (rf->points[i].v < fastest)
-			fastest = rf->points[i].v;
-		ok++;
-	}
-	fputs("EOD\n$failed << EOD\n", f);
+	for (p = 0; p < rf->nprobes; p++)
+		any |= drawn[p] = timeline_block(rf, p, f, &fastest) > 0;
+	fputs("$failed << EOD\n", f);
 	for (i = 0; i < rf->npoints; i++) {
 		if (!rf->points[i].failed)
 			continue;
@@ -532,21 +643,35 @@ static void timeline_jobs(const struct run_figures *rf, FILE *f)
 	}
 	fputs("EOD\n", f);
 	fputs("set tmargin at screen 0.95\nset bmargin at screen 0.69\nset format x ''\n"
-	      "set ylabel 'job wall time (ms)'\n",
+	      "set ylabel 'probe time (ms)'\n",
 	      f);
 	timeline_labels(rf, f);
-	if (ok == 0) {
-		empty_panel(f, "no job finished");
+	if (!any) {
+		empty_panel(f, "no probe value");
 	} else {
-		fputs("set logscale y\nplot $jobs using 1:2 with points pt 7 ps 0.4 lc rgb '"
-		      BASELINE_COLOUR "' title 'job'",
-		      f);
+		fputs("set logscale y\nplot ", f);
+		for (p = 0, any = false; p < rf->nprobes; p++) {
+			const char *c = p == 0 ? BASELINE_COLOUR : palette[(p - 1) % NPALETTE];
+			char *title = rf->probes[p].histogram ? xasprintf("%s p99", rf->probes[p].name)
+							      : xstrdup(rf->probes[p].name);
+
+			if (!drawn[p]) {
+				free(title);
+				continue;
+			}
+			fprintf(f, "%s$t%zu using 1:2 %s lc rgb '%s' title ", any ? ", \\\n  " : "", p,
+				rf->probes[p].histogram ? "with lines lw 1.5" : "with points pt 7 ps 0.4",
+				c);
+			put_label(f, title);
+			free(title);
+			any = true;
+		}
 		if (failed > 0)
-			fputs(", $failed using 1:2 with points pt 2 lc rgb '#d62728' "
-			      "title 'failed'",
+			fputs(", \\\n  $failed using 1:2 with points pt 2 lc rgb '#d62728' title 'failed'",
 			      f);
 		fputc('\n', f);
 	}
+	free(drawn);
 	fputs("unset label\nunset logscale y\n", f);
 }
 
@@ -636,7 +761,7 @@ static int script_timeline(const struct run_figures *rf, FILE *f)
 	for (size_t i = 0; i < rf->nbands; i++)
 		if (rf->bands[i].end - rf->t0 > end)
 			end = rf->bands[i].end - rf->t0;
-	script_begin(f, "");
+	script_begin(f, NULL, "");
 	fputs("unset title\nset multiplot title 'The run over time'\n"
 	      "set lmargin at screen 0.09\nset rmargin at screen 0.84\n"
 	      "set key outside right top\n",
@@ -652,9 +777,20 @@ static int script_timeline(const struct run_figures *rf, FILE *f)
 	return 0;
 }
 
-int figure_script(const struct run_figures *rf, enum figure_kind kind, char **script,
-		  size_t *len)
+size_t run_figures_nprobes(const struct run_figures *rf)
 {
+	return rf->nprobes;
+}
+
+const char *run_figures_probe(const struct run_figures *rf, size_t probe)
+{
+	return probe < rf->nprobes ? rf->probes[probe].name : NULL;
+}
+
+int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe,
+		  char **script, size_t *len)
+{
+	const struct fig_probe *pr = probe < rf->nprobes ? &rf->probes[probe] : NULL;
 	FILE *f;
 	int rc;
 
@@ -665,15 +801,17 @@ int figure_script(const struct run_figures *rf, enum figure_kind kind, char **sc
 		fatal("open_memstream");
 	switch (kind) {
 	case FIGURE_DISTRIBUTION:
-		rc = script_distribution(rf, f);
+		rc = pr ? script_distribution(rf, pr, f) : 1;
 		break;
 	case FIGURE_ECDF:
-		rc = script_per_phase(rf, f, "job: ECDF of the wall time per phase", ecdf_block,
-				      "fraction of jobs at or below");
+		rc = pr ? script_per_phase(rf, pr, f, "ECDF of the time per phase", ecdf_block,
+					   "fraction at or below")
+			: 1;
 		break;
 	case FIGURE_HISTOGRAM:
-		rc = script_per_phase(rf, f, "job: histogram of the wall time per phase",
-				      histogram_block, "fraction of jobs");
+		rc = pr ? script_per_phase(rf, pr, f, "histogram of the time per phase",
+					   histogram_block, "fraction of the phase values")
+			: 1;
 		break;
 	case FIGURE_TIMELINE:
 		rc = script_timeline(rf, f);
@@ -690,10 +828,19 @@ int figure_script(const struct run_figures *rf, enum figure_kind kind, char **sc
 	return rc;
 }
 
+static const struct fig_probe *find_probe(const struct run_figures *rf, const char *name)
+{
+	for (size_t i = 0; i < rf->nprobes; i++)
+		if (strcmp(rf->probes[i].name, name) == 0)
+			return &rf->probes[i];
+	return NULL;
+}
+
 int figure_compare_script(const struct run_figures *const *runs, const char *const *labels,
 			  size_t nruns, char **script, size_t *len)
 {
 	const struct run_figures *first = runs[0];
+	const struct fig_probe *fp = first->nprobes ? &first->probes[0] : NULL;
 	char *boxes = NULL, *dots = NULL;
 	size_t blen = 0, dlen = 0, i, r;
 	double width = 0.8 / (double)nruns;
@@ -702,17 +849,20 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 
 	*script = NULL;
 	*len = 0;
+	if (fp == NULL)
+		return 1;
 	bf = open_memstream(&boxes, &blen);
 	df = open_memstream(&dots, &dlen);
 	for (i = 0; i < first->nphases; i++) {
 		for (r = 0; r < nruns; r++) {
+			const struct fig_probe *pr = find_probe(runs[r], fp->name);
 			const struct fig_phase *p = NULL;
 			double x = (double)i + 1 - 0.4 + width * ((double)r + 0.5);
 
-			for (size_t k = 0; k < runs[r]->nphases && p == NULL; k++)
-				if (strcmp(runs[r]->phases[k].label, first->phases[i].label) == 0)
-					p = &runs[r]->phases[k];
-			if (p == NULL || p->n == 0)
+			for (size_t k = 0; pr != NULL && k < runs[r]->nphases && p == NULL; k++)
+				if (strcmp(pr->phases[k].label, fp->phases[i].label) == 0)
+					p = &pr->phases[k];
+			if (p == NULL || !has_values(p))
 				continue;
 			put_box_data(bf, p, x, r == 0 ? BASELINE_COLOUR : palette[(r - 1) % NPALETTE],
 				     df);
@@ -727,17 +877,17 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 		return 1;
 	}
 	f = open_memstream(script, len);
-	script_begin(f, "job: wall time per phase and run");
+	script_begin(f, fp->name, "time per phase and run");
 	put_block(f, "box", boxes, blen);
 	put_block(f, "dots", dots, dlen);
 	free(boxes);
 	free(dots);
-	fputs("set logscale y\nset ylabel 'wall time (ms)'\nset key outside right top\n", f);
+	fputs("set logscale y\nset ylabel 'time (ms)'\nset key outside right top\n", f);
 	fprintf(f, "set boxwidth %g absolute\n", width * 0.8);
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", first->nphases);
 	for (i = 0; i < first->nphases; i++) {
 		fputs(i ? ", " : "", f);
-		put_label(f, first->phases[i].label);
+		put_label(f, fp->phases[i].label);
 		fprintf(f, " %zu", i + 1);
 	}
 	fputs(") rotate by -30 left\n", f);

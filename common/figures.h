@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The figures of a run, as gnuplot scripts: the job's time per phase (box
- * and points, the baseline beside), its ECDFs and log-x histograms, and a
- * timeline of the whole run (job times, PSI, the loads' throughput, with
- * the phases as bands). The data is read once; each script is made from it. */
+/* The figures of a run, as gnuplot scripts: per probe, its time per phase
+ * (box and points, the baseline beside), its ECDFs and log-x histograms;
+ * and a timeline of the whole run (probe times, PSI, the loads' throughput,
+ * with the phases as bands). The data is read once; each script is made from it. */
 #ifndef LOADD_FIGURES_H
 #define LOADD_FIGURES_H
 
@@ -37,13 +37,20 @@ struct run_figures;
 struct run_figures *run_figures_load(struct db *db, const struct run_report *rep);
 void run_figures_free(struct run_figures *rf);
 
-/* The gnuplot script (no terminal line) of one figure, xmalloc'd in
- * *script. 0, or 1 when the run has nothing to draw in it (no *script). */
-int figure_script(const struct run_figures *rf, enum figure_kind kind, char **script,
-		  size_t *len);
+/* The run's probes, in its order (the first is the job); each has its own
+ * distribution, ecdf and histogram. NULL past the last. */
+size_t run_figures_nprobes(const struct run_figures *rf);
+const char *run_figures_probe(const struct run_figures *rf, size_t probe);
 
-/* The runs' job times side by side per phase name (the phases of the first
- * run, in order), one colour per run, labels[i] naming run i. 0, or 1 when
+/* The gnuplot script (no terminal line) of one figure, xmalloc'd in
+ * *script; probe says whose values (the timeline has every probe's). 0, or
+ * 1 when the run has nothing to draw in it (no *script). */
+int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe,
+		  char **script, size_t *len);
+
+/* The runs' times of the first run's first probe (the job) side by side
+ * per phase name (the phases of the first run, in order), one colour per
+ * run, labels[i] naming run i. 0, or 1 when
  * there is nothing to draw. */
 int figure_compare_script(const struct run_figures *const *runs, const char *const *labels,
 			  size_t nruns, char **script, size_t *len);

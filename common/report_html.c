@@ -119,7 +119,7 @@ static void write_phases(FILE *out, const struct run_report *rep)
 	};
 	size_t i;
 
-	html_raw(out, "<h2>Phases</h2>\n<table class=\"phases\">\n<tr>");
+	html_raw(out, "<h2>Phases</h2>\n<div class=\"wide\"><table class=\"phases\">\n<tr>");
 	for (i = 0; i < sizeof head / sizeof head[0]; i++)
 		html_raw(out, "<th%s>%s</th>", i == 0 || i == 15 ? " class=\"l\"" : "", head[i]);
 	html_raw(out, "</tr>\n");
@@ -152,7 +152,7 @@ static void write_phases(FILE *out, const struct run_report *rep)
 		free(lo);
 		free(hi);
 	}
-	html_raw(out, "</table>\n<p>");
+	html_raw(out, "</table></div>\n<p>");
 	if (rep->baseline == NULL) {
 		html_raw(out, "No phase ran without loads: no Ratio.");
 	} else {
@@ -232,26 +232,43 @@ static void write_pressure(FILE *out, const struct run_report *rep)
 	html_raw(out, "</table>\n");
 }
 
+static void write_one(FILE *out, const struct run_figures *rf, enum figure_kind k, size_t probe,
+		      const char *prefix)
+{
+	const struct figure_def *d = &figure_defs[k];
+	char *script;
+	size_t len;
+
+	if (figure_script(rf, k, probe, &script, &len) != 0)
+		return;
+	html_figure(out, script, len, d->width, d->height, prefix, d->caption);
+	free(script);
+}
+
+/* The timeline of the run, then each probe's distributions. */
 static void write_figures(FILE *out, struct db *db, const struct run_report *rep)
 {
 	struct run_figures *rf = run_figures_load(db, rep);
 
-	html_raw(out, "<h2>Figures</h2>\n");
+	html_raw(out, "<h2>The run over time</h2>\n");
 	if (rf == NULL) {
 		html_raw(out, "<p class=\"missing\">The figures' data could not be read.</p>\n");
 		return;
 	}
-	for (int k = 0; k < FIGURE_COUNT; k++) {
-		const struct figure_def *d = &figure_defs[k];
-		char *script, *prefix;
-		size_t len;
+	write_one(out, rf, FIGURE_TIMELINE, 0, "fig-timeline-");
+	for (size_t p = 0; p < run_figures_nprobes(rf); p++) {
+		html_raw(out, "<h2>Probe ");
+		html_text(out, run_figures_probe(rf, p));
+		html_raw(out, ": its times per phase</h2>\n");
+		for (int k = 0; k < FIGURE_COUNT; k++) {
+			char *prefix;
 
-		if (figure_script(rf, k, &script, &len) != 0)
-			continue;
-		prefix = xasprintf("fig-%s-", d->name);
-		html_figure(out, script, len, d->width, d->height, prefix, d->caption);
-		free(prefix);
-		free(script);
+			if (k == FIGURE_TIMELINE)
+				continue;
+			prefix = xasprintf("fig-%s-%zu-", figure_defs[k].name, p);
+			write_one(out, rf, k, p, prefix);
+			free(prefix);
+		}
 	}
 	run_figures_free(rf);
 }

@@ -2,6 +2,7 @@
 /* loadctl plot: one figure of a run as an SVG or PNG file, for papers and
  * issue trackers; the same figures `report --html` puts in its page. */
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +49,21 @@ static int write_file(const char *path, const char *data, size_t len)
 	return 0;
 }
 
+/* A probe's index by name (NULL: the first, the job); SIZE_MAX for none. */
+static size_t probe_index(const struct run_figures *rf, const char *name)
+{
+	if (name == NULL)
+		return 0;
+	for (size_t i = 0; i < run_figures_nprobes(rf); i++)
+		if (strcmp(run_figures_probe(rf, i), name) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
 /* The figure's script for the run; LOADCTL_OK, or LOADCTL_ERROR after a
  * message (no such run, nothing to draw). */
-static int make_script(struct loadctl *lc, int64_t run_id, int kind, char **script, size_t *len)
+static int make_script(struct loadctl *lc, int64_t run_id, int kind, const char *probe,
+		       char **script, size_t *len)
 {
 	struct db *db = loadctl_open_db(lc);
 	struct run_report rep;
@@ -65,8 +78,10 @@ static int make_script(struct loadctl *lc, int64_t run_id, int kind, char **scri
 	}
 	rf = run_figures_load(db, &rep);
 	db_close(db);
-	rc = rf != NULL ? figure_script(rf, kind, script, len) : -1;
-	if (rc == 1)
+	rc = rf != NULL ? figure_script(rf, kind, probe_index(rf, probe), script, len) : -1;
+	if (rc == 1 && probe != NULL && probe_index(rf, probe) == SIZE_MAX)
+		log_error("run %lld has no probe '%s'", (long long)run_id, probe);
+	else if (rc == 1)
 		log_error("run %lld has nothing to draw in a %s figure", (long long)run_id,
 			  figure_defs[kind].name);
 	run_figures_free(rf);
@@ -84,20 +99,24 @@ static int cmd_plot_exec(struct loadctl *lc, const struct loadctl_cmd *self, int
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "probe", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = NULL;
+	const char *format = NULL, *probe = NULL;
 	enum plot_format fmt;
 	int64_t run_id = 0;
 	int opt, kind, rc;
 	char *script, *image, *err;
 	size_t len, image_len;
 
-	while ((opt = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			format = optarg;
+			break;
+		case 'p':
+			probe = optarg;
 			break;
 		case 'h':
 			loadctl_usage(self);
@@ -124,7 +143,7 @@ static int cmd_plot_exec(struct loadctl *lc, const struct loadctl_cmd *self, int
 	if (argc - optind == 3 && loadctl_parse_run(argv[optind + 2], &run_id) < 0)
 		return loadctl_usage_error(self, "'%s' is not a run id (see loadctl runs)",
 					   argv[optind + 2]);
-	if ((rc = make_script(lc, run_id, kind, &script, &len)) != LOADCTL_OK)
+	if ((rc = make_script(lc, run_id, kind, probe, &script, &len)) != LOADCTL_OK)
 		return rc;
 	rc = gnuplot_render(script, len, fmt, figure_defs[kind].width, figure_defs[kind].height,
 			    &image, &image_len, &err);
@@ -141,7 +160,7 @@ static int cmd_plot_exec(struct loadctl *lc, const struct loadctl_cmd *self, int
 
 const struct loadctl_cmd cmd_plot_entry = {
 	.name = "plot",
-	.args = "[--format svg|png] FIGURE FILE|- [RUN]",
+	.args = "[--format svg|png] [--probe NAME] FIGURE FILE|- [RUN]",
 	.summary = "one figure of a run (distribution, ecdf, histogram, timeline) as SVG or PNG",
 	.exec = cmd_plot_exec,
 };

@@ -87,12 +87,14 @@ render "$T/r.html" "$T/dom.html"
 
 count() { grep -oE "$1" "$T/dom.html" | wc -l; }
 for fig in distribution ecdf histogram timeline; do
-	grep -q "<figure id=\"fig-$fig-\"><svg" <(tr -d '\n' <"$T/dom.html") ||
+	id=fig-$fig-0-
+	[[ $fig == timeline ]] && id=fig-timeline-
+	grep -q "<figure id=\"$id\"><svg" <(tr -d '\n' <"$T/dom.html") ||
 		fail "figure $fig has no SVG in the rendered page"
 	paths=$(count "<path[^>]*d=\"M[^\"]*\"[^>]*>" )
 	[[ $paths -gt 20 ]] || fail "only $paths paths drawn"
 done
-dots=$(count "href=\"#fig-distribution-gpPt6\"[^>]*transform=")
+dots=$(count "href=\"#fig-distribution-0-gpPt6\"[^>]*transform=")
 [[ $dots -eq $jobs ]] || fail "the distribution has $dots dots for $jobs jobs"
 [[ $(count '<svg') -eq 4 ]] || fail "$(count '<svg') figures, want 4"
 # The hostile strings are text in the DOM, never elements.
@@ -106,13 +108,15 @@ grep -qF '&lt;iframe src="http://127.0.0.1:9/"&gt;' "$T/dom.html" || fail "event
 "$LOADCTL" --db "$DB" plot timeline "$T/t.png" || fail "plot timeline png"
 [[ $(head -c 8 "$T/t.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
 	fail "t.png is not a PNG"
-"$LOADCTL" --db "$DB" plot --format svg ecdf - >"$T/e.svg" || fail "plot ecdf svg"
+"$LOADCTL" --db "$DB" plot --format svg --probe job ecdf - >"$T/e.svg" || fail "plot ecdf svg"
 grep -q '<svg' "$T/e.svg" || fail "plot ecdf wrote no SVG"
 "$LOADCTL" --db "$DB" plot distribution - 1 | cmp -s - <("$LOADCTL" --db "$DB" plot distribution - 1) ||
 	fail "the same figure drew differently twice"
 set +e
 "$LOADCTL" --db "$DB" plot nosuch "$T/x.svg" 2>/dev/null
 [[ $? -eq 2 ]] || fail "an unknown figure is a usage error"
+"$LOADCTL" --db "$DB" plot --probe nosuch ecdf "$T/x.svg" 2>"$T/err"
+[[ $? -eq 1 ]] && grep -q "no probe 'nosuch'" "$T/err" || fail "an unknown probe: $(cat "$T/err")"
 "$LOADCTL" --db "$DB" report --json --html - >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "--json with --html is a usage error"
 set -e
