@@ -197,6 +197,116 @@ static void json_table(FILE *out, json_t *arr)
 	flat_free(&cols);
 }
 
+static void str_cell(FILE *out, const char *cls, const char *text)
+{
+	html_raw(out, "<td class=\"%s\">", cls);
+	html_text(out, text ? text : "-");
+	html_raw(out, "</td>");
+}
+
+/* A figure to four digits, or as a change in % when pct. */
+static void num_cell(FILE *out, json_t *v, bool pct)
+{
+	char *s;
+
+	if (!json_is_number(v))
+		s = xstrdup("-");
+	else if (pct)
+		s = xasprintf("%+.1f%%", (json_number_value(v) - 1) * 100);
+	else if (fabs(json_number_value(v)) >= 1000)
+		s = xasprintf("%.0f", json_number_value(v));
+	else
+		s = xasprintf("%.4g", json_number_value(v));
+	str_cell(out, "", s);
+	free(s);
+}
+
+/* "A 1, B 2": each run's rank in a figure, from its "runs" array. */
+static char *ranks_text(json_t *runs)
+{
+	char *s = xstrdup(""), *t;
+	json_t *r;
+	size_t i;
+
+	json_array_foreach (runs, i, r) {
+		json_t *rank = json_object_get(r, "rank");
+		int run = (int)json_integer_value(json_object_get(r, "run"));
+
+		t = json_is_integer(rank) ? xasprintf("%s%s%c %lld", s, i ? ", " : "", 'A' + run % 26,
+						      (long long)json_integer_value(rank))
+					  : xasprintf("%s%s%c -", s, i ? ", " : "", 'A' + run % 26);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* One figure of a phase: a row per pair of runs it compares. */
+static void figure_rows(FILE *out, const char *phase, json_t *fig)
+{
+	const char *what = json_string_value(json_object_get(fig, "figure"));
+	const char *load = json_string_value(json_object_get(fig, "load"));
+	const char *unit = json_string_value(json_object_get(fig, "unit"));
+	char *name = load ? xasprintf("%s %s (%s)", what ? what : "?", load, unit ? unit : "")
+			  : xasprintf("%s (%s)", what ? what : "?", unit ? unit : "");
+	char *ranks = ranks_text(json_object_get(fig, "runs"));
+	json_t *pair;
+	size_t i;
+
+	json_array_foreach (json_object_get(fig, "pairs"), i, pair) {
+		int a = (int)json_integer_value(json_object_get(pair, "a"));
+		int b = (int)json_integer_value(json_object_get(pair, "b"));
+		char *vs = xasprintf("%c vs %c", 'A' + b % 26, 'A' + a % 26);
+		json_t *lo = json_object_get(pair, "ci_low"), *hi = json_object_get(pair, "ci_high");
+		char *ci = json_is_number(lo) && json_is_number(hi)
+				   ? xasprintf("%+.1f%% .. %+.1f%%", (json_number_value(lo) - 1) * 100,
+					       (json_number_value(hi) - 1) * 100)
+				   : xstrdup("-");
+		const char *verdict = json_string_value(json_object_get(pair, "verdict_text"));
+
+		html_raw(out, "<tr>");
+		str_cell(out, "l", phase);
+		str_cell(out, "l", name);
+		str_cell(out, "l", vs);
+		num_cell(out, json_object_get(pair, "median_a"), false);
+		num_cell(out, json_object_get(pair, "median_b"), false);
+		num_cell(out, json_object_get(pair, "ratio"), true);
+		str_cell(out, "", ci);
+		str_cell(out, "l verdict",
+			 verdict ? verdict : json_string_value(json_object_get(pair, "verdict")));
+		str_cell(out, "l", ranks);
+		html_raw(out, "</tr>\n");
+		free(vs);
+		free(ci);
+	}
+	free(name);
+	free(ranks);
+}
+
+/* The comparison's phases as a row per phase, figure and pair of runs;
+ * false when they are not in that form. */
+static bool verdict_table(FILE *out, json_t *phases)
+{
+	json_t *ph, *fig;
+	size_t i, j;
+
+	json_array_foreach (phases, i, ph)
+		if (!json_is_array(json_object_get(ph, "figures")))
+			return false;
+	html_raw(out, "<div class=\"wide\"><table>\n<tr><th class=\"l\">Phase</th>"
+		      "<th class=\"l\">Figure</th><th class=\"l\">Runs</th><th>median (first)</th>"
+		      "<th>median (second)</th><th>change</th><th>95%% interval</th>"
+		      "<th class=\"l\">verdict</th><th class=\"l\">rank</th></tr>\n");
+	json_array_foreach (phases, i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+
+		json_array_foreach (json_object_get(ph, "figures"), j, fig)
+			figure_rows(out, name, fig);
+	}
+	html_raw(out, "</table></div>\n");
+	return true;
+}
+
 /* The run a comparison's run object names, with its figures' data. */
 struct cmp_run {
 	struct run_report rep;
@@ -257,9 +367,18 @@ static void write_page(FILE *out, json_t *cmp, json_t **objs, struct cmp_run *ru
 	json_table(out, runs_arr);
 	json_decref(runs_arr);
 	html_raw(out, "<h2>Phases</h2>\n");
-	if (json_is_array(v = json_object_get(cmp, "phases")) && json_array_size(v) > 0)
-		json_table(out, v);
-	else
+	if (json_is_array(v = json_object_get(cmp, "phases")) && json_array_size(v) > 0) {
+		if (!verdict_table(out, v))
+			json_table(out, v);
+		if (json_is_string(json_object_get(cmp, "method"))) {
+			html_raw(out, "<p>Change: the second run's median / the first's - 1; "
+				      "interval: ");
+			html_text(out, json_string_value(json_object_get(cmp, "method")));
+			html_raw(out, ". Ranks: 1 is the best run of a figure; runs whose "
+				      "difference is not established share a rank.</p>\n");
+		}
+	} else
+
 		html_raw(out, "<p>No phase name in both runs.</p>\n");
 	html_raw(out, "<h2>Distributions</h2>\n");
 	write_figure(out, runs, n);
