@@ -465,11 +465,61 @@ static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
 	fire_stop(arg);
 }
 
+/* The peer's uid from the kernel (SO_PEERCRED), not from anything it sent;
+ * -1 when it cannot be known (then nothing is allowed). */
+static long peer_uid(struct evhttp_request *req)
+{
+	struct evhttp_connection *conn = evhttp_request_get_connection(req);
+	struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+	evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    len != sizeof cred)
+		return -1;
+	return (long)cred.uid;
+}
+
+/* Who started the run: loadd's real user, or under sudo the user sudo ran
+ * it for. */
+static long starter_uid(void)
+{
+	const char *sudo_uid = getenv("SUDO_UID");
+	char *end;
+	long uid;
+
+	if (getuid() == 0 && sudo_uid != NULL && sudo_uid[0] != '\0') {
+		errno = 0;
+		uid = strtol(sudo_uid, &end, 10);
+		if (errno == 0 && *end == '\0' && uid >= 0)
+			return uid;
+	}
+	return (long)getuid();
+}
+
+/* Reading is for whoever the socket's mode lets in; stopping a run is for
+ * root and the user who started it only. */
+static bool may_stop(struct evhttp_request *req, long *who)
+{
+	*who = peer_uid(req);
+	return *who == 0 || (*who >= 0 && (*who == starter_uid() || *who == (long)geteuid()));
+}
+
 /* The run ends once the 202 has gone out, so the client sees it; a client
  * that hangs up early cannot keep the run going: the timer stops it anyway. */
 static void serve_stop(struct api *api, struct evhttp_request *req, struct evkeyvalq *query)
 {
 	struct timeval fallback = { 0, API_STOP_FALLBACK_MS * 1000 };
+	long who;
+
+	if (!may_stop(req, &who)) {
+		log_warn("refused a stop from uid %ld: only root or the run's starter (uid %ld) "
+			 "may stop it", who, starter_uid());
+		reply_error(req, 403, "only root or the user who started the run (uid %ld) may "
+				      "stop it; you are uid %ld", starter_uid(), who);
+		return;
+	}
 
 	if (!api->view.stopping) {
 		log_info("stop requested through the control API: stopping the run");
