@@ -971,6 +971,18 @@ void api_phase_end(struct api *api)
 		api_view_phase_end(&api->view);
 }
 
+void api_probe_sample(struct api *api, size_t probe, const struct sample *s)
+{
+	if (api != NULL)
+		api_view_add_probe_sample(&api->view, probe, s);
+}
+
+void api_probe_hist(struct api *api, size_t probe, int64_t phase_id, const struct hist *h)
+{
+	if (api != NULL)
+		api_view_add_probe_hist(&api->view, probe, phase_id, h);
+}
+
 void api_sample(struct api *api, const struct sample *s)
 {
 	if (api != NULL)

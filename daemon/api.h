@@ -64,6 +64,7 @@ struct api_config {
 };
 
 struct api;
+struct hist;
 
 /* Starts serving on cfg->base. Every hook below accepts a NULL api, so the
  * run loop calls them unconditionally. */
@@ -75,6 +76,9 @@ void api_phase_begin(struct api *api, long round, size_t phase_index, int64_t ph
 void api_probe_begin(struct api *api);
 void api_phase_end(struct api *api);
 void api_sample(struct api *api, const struct sample *s);
+/* Any probe's record (probe: its index in the profile). */
+void api_probe_sample(struct api *api, size_t probe, const struct sample *s);
+void api_probe_hist(struct api *api, size_t probe, int64_t phase_id, const struct hist *h);
 void api_sys_sample(struct api *api, const struct sys_sample *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "db.h"
+#include "hist.h"
 #include "profile.h"
 #include "records.h"
 #include "supervisor.h"
@@ -29,6 +30,25 @@ struct probe_hist {
 	double sum_s;
 	uint64_t failed;
 	uint64_t missed;                /* slots skipped because a job overran */
+};
+
+/* Upper bounds of the every-probe latency histogram, in seconds (+Inf
+ * implied): from a wake-up's tens of microseconds to a cold start's seconds. */
+#define LATENCY_BUCKETS 20
+extern const double latency_bucket_bounds[LATENCY_BUCKETS];
+
+/* What one probe of the profile gave: in the current phase (for the status)
+ * and per phase name over the run (for /metrics), as log-linear histograms
+ * of its times in ns. */
+struct probe_view {
+	const char *name;
+	const char *type;
+	const char *units;
+	bool histogram;
+	struct hist *phase;       /* the current phase */
+	uint64_t phase_failed;
+	struct hist **by_phase;   /* per distinct phase name (hists index) */
+	uint64_t *failed_by_phase;
 };
 
 enum phase_state { PHASE_NONE, PHASE_SETTLING, PHASE_PROBING };
@@ -66,6 +86,9 @@ struct api_view {
 	size_t nhists;
 	size_t *hist_of_phase;    /* profile phase index -> hists index */
 
+	struct probe_view *probes; /* one per probe of the profile */
+	size_t nprobes;
+
 	struct sys_sample sys;    /* the latest, when has_sys */
 	bool has_sys;
 
@@ -80,6 +103,11 @@ void api_view_phase_begin(struct api_view *v, long round, size_t phase_index, in
 			  double now);
 void api_view_phase_end(struct api_view *v);
 void api_view_add_sample(struct api_view *v, const struct sample *s);
+/* Every probe's figures (probe: its index in the profile): an operation's
+ * sample, or a second of a histogram probe. */
+void api_view_add_probe_sample(struct api_view *v, size_t probe, const struct sample *s);
+void api_view_add_probe_hist(struct api_view *v, size_t probe, int64_t phase_id,
+			     const struct hist *h);
 
 /* The documents. Both JSON builders return a new reference. */
 json_t *status_json(const struct api_view *v);

@@ -179,6 +179,33 @@ static json_t *record_json(enum record_id rec, const void *row)
 	return o;
 }
 
+/* Every probe over the current phase: its count, failures and percentiles
+ * (ms) from its histogram. */
+static json_t *probes_json(const struct api_view *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < v->nprobes; i++) {
+		const struct probe_view *pv = &v->probes[i];
+		const struct hist *h = pv->phase;
+
+		json_array_append_new(a, json_pack(
+			"{s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I}",
+			"name", jstr(pv->name),
+			"type", jstr(pv->type),
+			"units", jstr(pv->units),
+			"histogram", pv->histogram,
+			"n", (json_int_t)h->count,
+			"failed", (json_int_t)pv->phase_failed,
+			"p50_ms", json_number_or_null(hist_percentile(h, 50) / 1e6),
+			"p99_ms", json_number_or_null(hist_percentile(h, 99) / 1e6),
+			"p999_ms", json_number_or_null(hist_percentile(h, 99.9) / 1e6),
+			"max_ms", json_number_or_null(h->count ? (double)h->max_ns / 1e6 : NAN),
+			"over_16_7ms", (json_int_t)hist_count_above(h, 16700000)));
+	}
+	return a;
+}
+
 static json_t *system_json(const struct api_view *v)
 {
 	if (!v->has_sys)
@@ -194,7 +221,7 @@ json_t *status_json(const struct api_view *v)
 		json_array_append_new(loads, load_json(&v->loads[i]));
 	for (size_t i = 0; i < v->nlatest; i++)
 		json_array_append_new(samples, record_json(REC_SAMPLE, &v->latest[i]));
-	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "api", API_VERSION,
 			 "version", LOADD_VERSION,
 			 "pid", v->pid,
@@ -204,6 +231,7 @@ json_t *status_json(const struct api_view *v)
 			 "phase", phase_json(v),
 			 "loads", loads,
 			 "samples", samples,
+			 "probes", probes_json(v),
 			 "system", system_json(v));
 }
 

@@ -132,6 +132,57 @@ static void write_probe(FILE *fp, const struct api_view *v)
 		       (double)v->hists[h].missed);
 }
 
+/* Every probe's times as one family: a series per probe and phase name,
+ * counted from its log-linear histogram (a value sits in the bucket of its
+ * histogram bucket's midpoint: within 0.8%). */
+static void write_probe_latency(FILE *fp, const struct api_view *v)
+{
+	const char *name = "loadd_probe_latency_seconds";
+
+	family(fp, name, "histogram",
+	       "Times of every probe (job, wake-up lateness, fsync, launch, fault), per probe and "
+	       "phase, over the run.");
+	for (size_t i = 0; i < v->nprobes; i++) {
+		const struct probe_view *pv = &v->probes[i];
+
+		for (size_t h = 0; h < v->nhists; h++) {
+			const struct hist *hs = pv->by_phase[h];
+			const char *phase = v->hists[h].phase;
+			char le[40];
+
+			for (size_t b = 0; b < LATENCY_BUCKETS; b++) {
+				uint64_t ns = (uint64_t)(latency_bucket_bounds[b] * 1e9);
+
+				csv_format_double(le, sizeof le, latency_bucket_bounds[b]);
+				series(fp, "loadd_probe_latency_seconds_bucket",
+				       (const char *[]){ "probe", pv->name, "type", pv->type, "phase",
+							 phase, "le", le, NULL },
+				       (double)(hs->count - hist_count_above(hs, ns)));
+			}
+			series(fp, "loadd_probe_latency_seconds_bucket",
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
+						 "le", "+Inf", NULL },
+			       (double)hs->count);
+			series(fp, "loadd_probe_latency_seconds_sum",
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
+						 NULL },
+			       (double)hs->sum_ns / 1e9);
+			series(fp, "loadd_probe_latency_seconds_count",
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
+						 NULL },
+			       (double)hs->count);
+		}
+	}
+	family(fp, "loadd_probe_operation_failures_total", "counter",
+	       "Operations of every probe that failed, per probe and phase.");
+	for (size_t i = 0; i < v->nprobes; i++)
+		for (size_t h = 0; h < v->nhists; h++)
+			series(fp, "loadd_probe_operation_failures_total",
+			       (const char *[]){ "probe", v->probes[i].name, "type", v->probes[i].type,
+						 "phase", v->hists[h].phase, NULL },
+			       (double)v->probes[i].failed_by_phase[h]);
+}
+
 /* The loader counters, one family per figure, a series per running load. */
 static void write_loads(FILE *fp, const struct api_view *v)
 {
@@ -195,6 +246,7 @@ void metrics_write(FILE *fp, const struct api_view *v)
 {
 	write_run(fp, v);
 	write_probe(fp, v);
+	write_probe_latency(fp, v);
 	write_loads(fp, v);
 	write_system(fp, v);
 }

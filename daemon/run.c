@@ -286,6 +286,7 @@ static int take_record(struct run *r, struct probe_msg *m)
 		};
 
 		hist_merge(pp->hist, m->hist);
+		api_probe_hist(r->api, (size_t)m->probe, m->s.phase_id, m->hist);
 		return db_hist_insert(r->ro->db, r->ro->run_id, &h);
 	}
 	m->s.probe_id = r->probe_ids[m->probe];
@@ -294,6 +295,7 @@ static int take_record(struct run *r, struct probe_msg *m)
 		return -1;
 	if (m->probe == r->job)
 		api_sample(r->api, &m->s);
+	api_probe_sample(r->api, (size_t)m->probe, &m->s);
 	if (m->s.failed) {
 		pp->nfailed++;
 		return 0;

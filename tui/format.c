@@ -23,22 +23,27 @@ void fmt_num(char *buf, size_t len, double v, int decimals)
 
 void sparkline(struct text *t, const struct snapshot *s, int cols)
 {
+	sparkline_values(t, s->recent, s->recent_failed, s->nrecent, cols);
+}
+
+void sparkline_values(struct text *t, const double *v, const bool *failed, size_t n, int cols)
+{
 	static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
 					       "\u2585", "\u2586", "\u2587", "\u2588" };
 	static const char ascii[8] = { '_', '.', ',', '-', '=', '+', '*', '#' };
-	size_t first = s->nrecent > (size_t)cols ? s->nrecent - (size_t)cols : 0;
+	size_t first = cols > 0 && n > (size_t)cols ? n - (size_t)cols : 0;
 	double max = 0;
 
-	for (size_t i = first; i < s->nrecent; i++)
-		if (!s->recent_failed[i] && s->recent[i] > max)
-			max = s->recent[i];
-	for (size_t i = first; i < s->nrecent; i++) {
-		if (s->recent_failed[i] || isnan(s->recent[i])) {
+	for (size_t i = first; i < n; i++)
+		if (!failed[i] && v[i] > max)
+			max = v[i];
+	for (size_t i = first; i < n; i++) {
+		if (failed[i] || isnan(v[i])) {
 			text_add(t, TC_BAD, "!");
 			continue;
 		}
 		/* Heights are proportional to the time: zero is the floor. */
-		int level = max > 0 ? (int)ceil(s->recent[i] / max * 8) - 1 : 0;
+		int level = max > 0 ? (int)ceil(v[i] / max * 8) - 1 : 0;
 		if (level < 0)
 			level = 0;
 		if (level > 7)

@@ -2,8 +2,56 @@
 /* The probe: the job's response times in the current phase. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view.h"
+
+/* Wake-ups are tens of microseconds: below 1 ms in us. */
+static void fmt_time(char *buf, size_t len, double ms)
+{
+	if (!isnan(ms) && ms < 1)
+		snprintf(buf, len, "%.0f us", ms * 1000);
+	else
+		fmt_ms(buf, len, ms);
+}
+
+/* Another probe: its figures over the phase, then its history (each
+ * operation's time, or each second's p99 for a histogram probe). */
+static void probe_line(struct text *t, const struct probe_line *pl)
+{
+	char last[32], p50[32], p99[32], max[32];
+
+	fmt_time(last, sizeof last, pl->last_ms);
+	fmt_time(p50, sizeof p50, pl->p50);
+	fmt_time(p99, sizeof p99, pl->p99);
+	fmt_time(max, sizeof max, pl->max);
+	text_line(t);
+	text_addf(t, TC_TITLE, "%s", pl->name);
+	if (strcmp(pl->name, pl->type) != 0)
+		text_addf(t, TC_DIM, " (%s)", pl->type);
+	if (!pl->histogram) {
+		text_add(t, TC_HEAD, "  last ");
+		text_add(t, TC_VALUE, last);
+	}
+	text_add(t, TC_HEAD, pl->histogram ? "  p50 " : "  median ");
+	text_add(t, TC_VALUE, p50);
+	text_add(t, TC_HEAD, "  p99 ");
+	text_add(t, TC_VALUE, p99);
+	text_add(t, TC_HEAD, "  max ");
+	text_add(t, TC_NORMAL, max);
+	text_add(t, TC_HEAD, pl->histogram ? "  wake-ups " : "  n ");
+	text_addf(t, TC_NORMAL, "%zu", pl->n);
+	if (!pl->histogram) {
+		text_add(t, TC_HEAD, "  failed ");
+		text_addf(t, pl->failed ? TC_BAD : TC_NORMAL, "%zu", pl->failed);
+	}
+	text_line(t);
+	text_add(t, TC_HEAD, pl->histogram ? "p99/s   " : "history ");
+	if (pl->nrecent == 0)
+		text_add(t, TC_DIM, "nothing yet");
+	else
+		sparkline_values(t, pl->recent, pl->recent_failed, pl->nrecent, t->width - 8);
+}
 
 static void probe_update(const struct snapshot *s, struct text *t)
 {
@@ -45,6 +93,8 @@ static void probe_update(const struct snapshot *s, struct text *t)
 		text_add(t, TC_DIM, ph->probe_start > 0 ? "waiting for the first job" : "settling");
 	else
 		sparkline(t, s, t->width - 8);
+	for (size_t i = 0; i < s->nprobes; i++)
+		probe_line(t, &s->probes[i]);
 }
 
 const struct panel_ops panel_probe_ops = {

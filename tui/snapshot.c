@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "profile.h"
 #include "stats.h"
 #include "timeutil.h"
@@ -113,6 +114,11 @@ void snapshot_free(struct snapshot *s)
 		free(s->loads[i].unit);
 	}
 	free(s->loads);
+	for (size_t i = 0; i < s->nprobes; i++) {
+		free(s->probes[i].name);
+		free(s->probes[i].type);
+	}
+	free(s->probes);
 	db_events_free(s->events, s->nevents);
 	memset(s, 0, sizeof *s);
 	s->current = -1;
@@ -391,6 +397,116 @@ static int loads_read(struct source *src, struct snapshot *s)
 	return 0;
 }
 
+/* One second of a histogram probe: into the phase's, and its p99 into the
+ * history. */
+static int probe_second(void *arg, const struct hist_record *h)
+{
+	struct probe_line *pl = arg;
+
+	hist_merge(pl->hist_acc, h->hist);
+	if (pl->nrecent == RECENT_MAX) {
+		memmove(pl->recent, pl->recent + 1, (RECENT_MAX - 1) * sizeof *pl->recent);
+		pl->nrecent--;
+	}
+	pl->recent_failed[pl->nrecent] = false;
+	pl->recent[pl->nrecent++] = hist_percentile(h->hist, 99) / 1e6;
+	return 0;
+}
+
+static int probe_line_read(struct source *src, int64_t phase_id, const struct probe_info *pi,
+			   struct probe_line *pl)
+{
+	struct sample *rows;
+	size_t n, first;
+	double *v;
+
+	pl->name = xstrdup(pi->name);
+	pl->type = xstrdup(pi->type);
+	pl->histogram = pi->histogram;
+	pl->last_ms = pl->p50 = pl->p99 = pl->max = NAN;
+	if (pi->histogram) {
+		pl->hist_acc = xcalloc(1, sizeof *pl->hist_acc);
+		if (db_hists_foreach(src->db, 0, phase_id, pi->id, probe_second, pl) < 0) {
+			free(pl->hist_acc);
+			return -1;
+		}
+		pl->n = pl->hist_acc->count;
+		if (pl->n > 0) {
+			pl->p50 = hist_percentile(pl->hist_acc, 50) / 1e6;
+			pl->p99 = hist_percentile(pl->hist_acc, 99) / 1e6;
+			pl->max = (double)pl->hist_acc->max_ns / 1e6;
+		}
+		free(pl->hist_acc);
+		pl->hist_acc = NULL;
+		return 0;
+	}
+	if (db_probe_samples_list(src->db, phase_id, pi->id, &rows, &n) < 0)
+		return -1;
+	v = xcalloc(n ? n : 1, sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].failed)
+			pl->failed++;
+		else
+			v[pl->n++] = rows[i].wall_ms;
+	}
+	if (n > 0)
+		pl->last_ms = rows[n - 1].failed ? NAN : rows[n - 1].wall_ms;
+	first = n > RECENT_MAX ? n - RECENT_MAX : 0;
+	for (size_t i = first; i < n; i++) {
+		pl->recent[pl->nrecent] = rows[i].wall_ms;
+		pl->recent_failed[pl->nrecent++] = rows[i].failed;
+	}
+	if (pl->n > 0) {
+		struct summary sum;
+
+		summarize(v, pl->n, &sum);
+		pl->p50 = sum.median;
+		pl->p99 = sum.p99;
+		pl->max = sum.max;
+	}
+	free(v);
+	free(rows);
+	return 0;
+}
+
+/* Does the current phase run the probe NAME? Its stored profile says;
+ * without one, every probe is shown. */
+static bool phase_runs(const struct source *src, const char *phase, const char *probe)
+{
+	const struct profile *p = &src->profile;
+	int i;
+
+	if (src->profile_state != PROFILE_OK || (i = profile_probe_index(p, probe)) < 0)
+		return true;
+	for (size_t k = 0; k < p->nphases; k++)
+		if (strcmp(p->phases[k].name, phase) == 0)
+			return profile_phase_runs_probe(p, &p->phases[k], (size_t)i);
+	return true;
+}
+
+/* The current phase's probes other than the job. */
+static int probes_read(struct source *src, struct snapshot *s)
+{
+	struct probe_info *probes;
+	size_t n;
+	int rc = 0;
+
+	if (s->current < 0)
+		return 0;
+	if (db_probes_list(src->db, src->run_id, &probes, &n) < 0)
+		return -1;
+	s->probes = xcalloc(n ? n : 1, sizeof *s->probes);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (strcmp(probes[i].type, "job") == 0 ||
+		    !phase_runs(src, s->phases[s->current].name, probes[i].name))
+			continue;
+		rc = probe_line_read(src, s->phases[s->current].id, &probes[i],
+				     &s->probes[s->nprobes++]);
+	}
+	db_probes_free(probes, n);
+	return rc;
+}
+
 enum source_result source_read(struct source *src, struct snapshot *out)
 {
 	int64_t version = db_data_version(src->db);
@@ -428,7 +544,8 @@ enum source_result source_read(struct source *src, struct snapshot *out)
 	s.phases_per_round = src->profile_state == PROFILE_OK ? src->profile.nphases : 0;
 	running = snapshot_running(&s);
 
-	if (phases_read(src, &s, running) < 0 || loads_read(src, &s) < 0)
+	if (phases_read(src, &s, running) < 0 || loads_read(src, &s) < 0 ||
+	    probes_read(src, &s) < 0)
 		goto fail;
 	rc = db_sys_sample_latest(src->db, id, &s.sys);
 	if (rc < 0)

@@ -100,6 +100,23 @@ struct load_view {
 	double cpu_pct;     /* % of one core; NaN with fewer than two rows */
 };
 
+struct hist;
+
+/* A probe other than the job, over the current phase. */
+struct probe_line {
+	char *name;
+	char *type;
+	bool histogram;
+	size_t n;            /* operations, or wake-ups */
+	size_t failed;
+	double last_ms;      /* sample probes: the newest; NaN before the first */
+	double p50, p99, max;
+	double recent[RECENT_MAX];  /* the newest times, or each second's p99, oldest first */
+	bool recent_failed[RECENT_MAX];
+	size_t nrecent;
+	struct hist *hist_acc; /* while reading */
+};
+
 struct snapshot {
 	double now;             /* the instant shown: now while running, the end after */
 	struct run_row run;
@@ -110,6 +127,8 @@ struct snapshot {
 	double recent[RECENT_MAX];  /* the current phase's last jobs, oldest first */
 	bool recent_failed[RECENT_MAX];
 	size_t nrecent;
+	struct probe_line *probes;  /* the current phase's other probes */
+	size_t nprobes;
 	struct load_view *loads;
 	size_t nloads;
 	struct sys_sample sys;
@@ -146,6 +165,8 @@ extern bool view_utf8;
 /* Recent response times as a sparkline of `cols` columns (the newest last),
  * Unicode blocks in a UTF-8 locale, ASCII otherwise. */
 void sparkline(struct text *t, const struct snapshot *s, int cols);
+/* The same for any series. */
+void sparkline_values(struct text *t, const double *v, const bool *failed, size_t n, int cols);
 
 /* ---- panels ---- */
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every probe kind loadd lists (probe_table[], through --list-probes) runs
 # briefly in a tiny profile beside the job probe: it records figures under its
-# own probe row, the report has its row, the phase that does not name it has
-# none of its figures, and it leaves nothing behind in the work dir.
+# own probe row, the report and loadtop show it, the phase that does not name
+# it has none of its figures, and it leaves nothing behind in the work dir.
 source "$(dirname "$0")/lib.sh"
+: "${LOADTOP:?set LOADTOP to the loadtop binary}"
 
 mapfile -t kinds < <("$LOADD" --list-probes | sed -n 's/^\([a-z][a-z0-9-]*\): .*/\1/p')
 (( ${#kinds[@]} >= 5 )) || fail "--list-probes lists ${#kinds[@]} kinds: ${kinds[*]}"
@@ -39,12 +40,12 @@ $companion
 type = $kind
 ${keys[$kind]}
 
-[phase both]
-duration = 2s
-
 [phase without]
 duration = 1s
 probes = $other
+
+[phase both]
+duration = 2s
 EOF2
 )
 	run_loadd --profile "$prof" >"$T/out" 2>"$T/err" || fail "$kind: loadd exited $?: $(cat "$T/err")"
@@ -61,6 +62,12 @@ EOF2
 		  p.name = 'without'") == 00 ]] || fail "$kind: figures in a phase that does not run it"
 	grep -Eq "^ +$name +$kind +[0-9]+ " "$T/out" ||
 		fail "$kind: the report has no row for it: $(cat "$T/out")"
+	# loadtop shows it in the (last) phase that runs it, the job on its own lines.
+	if [[ $kind != job ]]; then
+		"$LOADTOP" --db "$DB" -b -n 1 >"$T/top" || fail "$kind: loadtop -b failed"
+		grep -Eq "^$name \($kind\)  .*(median|p50) [0-9.]+ (ms|us)" "$T/top" ||
+			fail "$kind: loadtop has no line for it: $(cat "$T/top")"
+	fi
 	leftover=$(find "$WORK" -mindepth 1 -maxdepth 1 -name 'probe-*' 2>/dev/null)
 	[[ -z $leftover ]] || fail "$kind: left in the work dir: $leftover"
 done

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "api_view.h"
+#include "probe.h"
 
 /* What fn writes for its argument, as a malloc'd string. */
 #define CAPTURE(out, call)                                                                 \
@@ -279,12 +280,87 @@ static void test_status_json(void **state)
 	api_view_free(&v);
 }
 
+/* Every probe's histogram: a wakeup probe's seconds and an fsync probe's
+ * operations land per probe and phase name, cumulative, +Inf = count; the
+ * status gives each probe's figures over the current phase. */
+static void test_probe_latency(void **state)
+{
+	static const struct {
+		const char *line;
+		bool present;
+	} want[] = {
+		{ "# TYPE loadd_probe_latency_seconds histogram", true },
+		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
+		  "le=\"5e-05\"} 0", true },
+		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
+		  "le=\"0.0001\"} 90", true },
+		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
+		  "le=\"0.025\"} 99", true },
+		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
+		  "le=\"+Inf\"} 100", true },
+		{ "loadd_probe_latency_seconds_count{probe=\"wake\",type=\"wakeup\",phase=\"cpu\"} "
+		  "100", true },
+		{ "loadd_probe_latency_seconds_count{probe=\"wake\",type=\"wakeup\",phase=\"none\"} "
+		  "0", true },
+		{ "loadd_probe_latency_seconds_count{probe=\"save\",type=\"fsync\",phase=\"cpu\"} 1",
+		  true },
+		{ "loadd_probe_operation_failures_total{probe=\"save\",type=\"fsync\","
+		  "phase=\"cpu\"} 1", true },
+	};
+	struct probe_inst_def probes[] = {
+		{ .name = "wake", .type = "wakeup", .ops = probe_find("wakeup") },
+		{ .name = "save", .type = "fsync", .ops = probe_find("fsync") },
+	};
+	struct profile p = test_profile;
+	struct hist *h = calloc(1, sizeof *h);
+	struct sample ok = { .phase_id = 11, .wall_ms = 2 }, bad = { .phase_id = 11, .failed = true };
+	struct api_view v;
+	json_t *status, *wake;
+	char *out = NULL;
+
+	assert_non_null(h);
+	p.probes = probes;
+	p.nprobes = 2;
+	api_view_init(&v, &p);
+	/* 90 wake-ups 70 us late, 9 at 2 ms, one at 50 ms */
+	for (int i = 0; i < 90; i++)
+		hist_add(h, 70000);
+	for (int i = 0; i < 9; i++)
+		hist_add(h, 2000000);
+	hist_add(h, 50000000);
+	api_view_add_probe_hist(&v, 0, 11, h); /* no phase yet: counted nowhere */
+	api_view_phase_begin(&v, 1, 1, 11, 0);
+	api_view_add_probe_hist(&v, 0, 11, h);
+	api_view_add_probe_hist(&v, 0, 12, h); /* another phase's */
+	api_view_add_probe_sample(&v, 1, &ok);
+	api_view_add_probe_sample(&v, 1, &bad);
+
+	CAPTURE(out, metrics_write(fp, &v));
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (has_line(out, want[i].line) != want[i].present)
+			fail_msg("%s line: %s\n--- in ---\n%s", want[i].present ? "missing" : "unexpected",
+				 want[i].line, out);
+	free(out);
+
+	status = status_json(&v);
+	wake = json_array_get(json_object_get(status, "probes"), 0);
+	assert_string_equal(json_string_value(json_object_get(wake, "type")), "wakeup");
+	assert_int_equal(json_integer_value(json_object_get(wake, "n")), 100);
+	assert_int_equal(json_integer_value(json_object_get(wake, "over_16_7ms")), 1);
+	assert_true(fabs(json_real_value(json_object_get(wake, "p50_ms")) - 0.07) < 0.001);
+	assert_true(json_real_value(json_object_get(wake, "max_ms")) == 50);
+	json_decref(status);
+	api_view_free(&v);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_values),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_probe_latency),
 		cmocka_unit_test(test_latest_keeps_the_newest),
 		cmocka_unit_test(test_loads_and_escaping),
 		cmocka_unit_test(test_pressure_without_psi),
