@@ -169,6 +169,9 @@ static const char *const migrations[] = {
 	");"
 	"CREATE INDEX histograms_phase ON histograms(phase_id, t);"
 	"CREATE INDEX histograms_run ON histograms(run_id, t);",
+	/* 2 -> 3: a phase whose load fell short of its expectation, and what
+	 * it reached ("cpu: busy 41.2% (expected >= 90%)"); NULL: not weak. */
+	"ALTER TABLE phases ADD COLUMN weak TEXT;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -185,6 +188,8 @@ enum stmt_id {
 	STMT_RUN_END,
 	STMT_PHASE_PROBE_START,
 	STMT_PHASE_END,
+	STMT_PHASE_SYSTEM_MEANS,
+	STMT_PHASE_LOAD_DELTAS,
 	STMT_LATEST_RUN,
 	STMT_DATA_VERSION,
 	STMT_FIXED_COUNT,
@@ -214,6 +219,16 @@ static const char *const fixed_sql[STMT_FIXED_COUNT] = {
 		" WHERE status = 'running'",
 	[STMT_RUN_END] = "UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1",
 	[STMT_PHASE_PROBE_START] = "UPDATE phases SET probe_start = ?2 WHERE id = ?1",
+	/* What a phase's probe window saw, for its loads' expectations. */
+	[STMT_PHASE_SYSTEM_MEANS] =
+		"SELECT avg(s.cpu_busy_pct), avg(s.psi_cpu_some), avg(s.psi_mem_some),"
+		" avg(s.psi_io_some), min(s.mem_available) FROM system_stats s"
+		" JOIN phases p ON p.id = s.phase_id WHERE s.phase_id = ?1 AND s.t >= p.probe_start",
+	[STMT_PHASE_LOAD_DELTAS] =
+		"SELECT max(l.cycles) - min(l.cycles), max(l.bytes) - min(l.bytes),"
+		" max(l.ops) - min(l.ops), max(l.t) - min(l.t) FROM loader_stats l"
+		" JOIN phases p ON p.id = l.phase_id"
+		" WHERE l.phase_id = ?1 AND l.load = ?2 AND l.t >= p.probe_start",
 	[STMT_PHASE_END] =
 		"UPDATE phases SET ended_at = ?2, valid = ?3, invalid_reason = ?4 WHERE id = ?1",
 	[STMT_LATEST_RUN] = "SELECT max(id) FROM runs",
@@ -873,6 +888,60 @@ int db_phase_end(struct db *db, int64_t phase_id, double ended_at, bool valid, c
 	if (!valid && why != NULL)
 		sqlite3_bind_text(st, 4, why, -1, SQLITE_TRANSIENT);
 	return step_done(db, st, "ending a phase", DB_HERE);
+}
+
+static double col_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int db_phase_achieved(struct db *db, int64_t phase_id, const char *load, struct achieved *out)
+{
+	sqlite3_stmt *st = stmt_get(db, STMT_PHASE_SYSTEM_MEANS);
+	double span;
+
+	for (int i = 0; i < EXP_METRIC_COUNT; i++)
+		out->value[i] = NAN;
+	sqlite3_bind_int64(st, 1, phase_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		out->value[EXP_BUSY] = col_or_nan(st, 0);
+		out->value[EXP_PSI_CPU] = col_or_nan(st, 1);
+		out->value[EXP_PSI_MEMORY] = col_or_nan(st, 2);
+		out->value[EXP_PSI_IO] = col_or_nan(st, 3);
+		out->value[EXP_AVAILABLE] = col_or_nan(st, 4);
+	}
+	sqlite3_reset(st);
+	st = stmt_get(db, STMT_PHASE_LOAD_DELTAS);
+	sqlite3_bind_int64(st, 1, phase_id);
+	sqlite3_bind_text(st, 2, load, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 3) != SQLITE_NULL) {
+		span = sqlite3_column_double(st, 3);
+		out->value[EXP_CYCLES] = sqlite3_column_double(st, 0);
+		if (span > 0) {
+			out->value[EXP_MIB_S] = sqlite3_column_double(st, 1) / 1048576.0 / span;
+			out->value[EXP_OPS_S] = sqlite3_column_double(st, 2) / span;
+		}
+	}
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* Prepared when needed: only the writer, on a migrated file, marks phases. */
+int db_phase_set_weak(struct db *db, int64_t phase_id, const char *why)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->sql, "UPDATE phases SET weak = ?2 WHERE id = ?1", -1, &st,
+			       NULL) != SQLITE_OK) {
+		db_log_error(db, "marking a phase weak", DB_HERE);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, phase_id);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	rc = step_done(db, st, "marking a phase weak", DB_HERE);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int db_sample_insert(struct db *db, int64_t run_id, const struct sample *s)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "expect.h"
 #include "records.h"
 
 #define DB_SCHEMA_VERSION 2
@@ -57,6 +58,10 @@ int db_phase_probe_start(struct db *db, int64_t phase_id, double t);
 int db_phase_end(struct db *db, int64_t phase_id, double ended_at, bool valid, const char *why);
 /* Once per probe of the run's profile, right after db_run_begin; its id. */
 int64_t db_probe_insert(struct db *db, int64_t run_id, const struct probe_info *p);
+/* What the phase's probe window saw (system means, the load's rates). */
+int db_phase_achieved(struct db *db, int64_t phase_id, const char *load, struct achieved *out);
+/* Marks a phase weak, with what its load reached. */
+int db_phase_set_weak(struct db *db, int64_t phase_id, const char *why);
 int db_sample_insert(struct db *db, int64_t run_id, const struct sample *s);
 int db_hist_insert(struct db *db, int64_t run_id, const struct hist_record *h);
 int db_sys_sample_insert(struct db *db, int64_t run_id, const struct sys_sample *s);

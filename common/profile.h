@@ -5,6 +5,7 @@
 #ifndef LOADD_PROFILE_H
 #define LOADD_PROFILE_H
 
+#include "expect.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ struct load_def {
 	const struct option_def *options; /* the table config was parsed with, so
 					    profile_free can free its strings */
 	int64_t stall_ms;        /* no progress this long flags the load as stalled */
+	struct expectation expect; /* what it must achieve, else its phase is weak */
 };
 
 struct profile {

@@ -182,6 +182,7 @@ struct phase_row {
 	double ended_at;    /* 0 while running */
 	bool valid;
 	char *invalid_reason;
+	char *weak;         /* NULL, or what its load reached against its expectation */
 };
 
 /* What a column holds in its struct, and how NULL reads back. */

@@ -289,6 +289,7 @@ static int add_round(struct db *db, const struct phase_row *ph, struct report_ph
 	r->valid = ph->valid;
 	r->finished = ph->ended_at > 0;
 	r->reason = xstrdup(ph->valid ? "" : ph->invalid_reason);
+	r->weak = xstrdup(ph->weak ? ph->weak : "");
 	if (db_samples_list(db, ph->id, &s, &n) < 0)
 		return -1;
 	r->samples = n;
@@ -355,6 +356,33 @@ static void invalid_note(struct report_phase *p)
 	free(note);
 }
 
+/* p->weak: what each round whose load fell short reached, "round 2: ..." when
+ * only some rounds did or they differ. */
+static void weak_summary(struct report_phase *p)
+{
+	char *text = NULL;
+	size_t nweak = 0, i;
+	bool same = true;
+
+	for (i = 0; i < p->nrounds; i++) {
+		if (p->rounds[i].weak[0] == '\0')
+			continue;
+		if (nweak > 0 && strcmp(p->rounds[i].weak, p->rounds[0].weak) != 0)
+			same = false;
+		nweak++;
+	}
+	if (nweak == p->nrounds && same && nweak > 0) {
+		p->weak = xstrdup(p->rounds[0].weak);
+		return;
+	}
+	for (i = 0; i < p->nrounds; i++) {
+		if (p->rounds[i].weak[0] != '\0')
+			str_append(&text, "; ", "round %ld: %s", p->rounds[i].round,
+				   p->rounds[i].weak);
+	}
+	p->weak = text != NULL ? text : xstrdup("");
+}
+
 static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 {
 	size_t i;
@@ -390,6 +418,9 @@ static void finish_phase(struct report_phase *p, struct phase_acc *acc)
 		if (!p->rounds[i].finished)
 			unfinished = true;
 	invalid_note(p);
+	weak_summary(p);
+	if (p->weak[0] != '\0')
+		str_append(&p->note, "; ", "WEAK: %s", p->weak);
 	if (unfinished)
 		str_append(&p->note, "; ", "unfinished");
 	if (p->note == NULL)
@@ -597,8 +628,11 @@ void report_free(struct run_report *rep)
 			free(p->load[j].ops_unit);
 			free(p->load[j].round_rates);
 		}
-		for (j = 0; j < p->nrounds; j++)
+		for (j = 0; j < p->nrounds; j++) {
 			free(p->rounds[j].reason);
+			free(p->rounds[j].weak);
+		}
+		free(p->weak);
 		for (j = 0; j < p->nprobe; j++) {
 			free(p->probe[j].name);
 			free(p->probe[j].type);
@@ -737,6 +771,19 @@ static char *fmt_rate(const char *num, int width, const char *unit)
 	if (strcmp(num, "-") == 0 || unit == NULL)
 		return xasprintf("%*s", width, num);
 	return xasprintf("%*s %s/s", width, num, unit);
+}
+
+/* Under the table, when a phase is weak: what its Ratio does not say. */
+static void print_weak_legend(const struct run_report *rep, FILE *out)
+{
+	for (size_t i = 0; i < rep->nphases; i++) {
+		if (rep->phases[i].weak[0] != '\0') {
+			fprintf(out, "WEAK: a load fell short of what it is expected to achieve "
+				"(its expect =); that phase's Ratio does not\nsay how the system "
+				"fares under that load.\n");
+			return;
+		}
+	}
 }
 
 static void print_loads(const struct run_report *rep, FILE *out)
@@ -926,6 +973,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 			fprintf(out, "Times: the job's wall time in ms (Time = median); Ratio = median "
 				"/ %s's median;\nLoads: load cycles in the probe window; LCPU%%: the "
 				"loads' CPU time / the window's time.\n", rep.baseline);
+		print_weak_legend(&rep, out);
 		print_probes(&rep, out);
 		print_loads(&rep, out);
 		print_pressure(&rep, out);
@@ -996,6 +1044,7 @@ static json_t *json_round(const struct report_round *r)
 	json_set(o, "valid", json_boolean(r->valid));
 	json_set(o, "finished", json_boolean(r->finished));
 	json_set(o, "invalid_reason", jstr_or_null(r->reason));
+	json_set(o, "weak", jstr_or_null(r->weak));
 	json_set(o, "samples", jint((int64_t)r->samples));
 	return o;
 }
@@ -1049,6 +1098,7 @@ static json_t *json_phase(const struct report_phase *p)
 	json_set(o, "cache", json_text(p->cache));
 	json_set(o, "valid", json_boolean(p->valid_rounds == p->nrounds));
 	json_set(o, "note", jstr_or_null(p->note));
+	json_set(o, "weak", jstr_or_null(p->weak));
 	json_set(o, "valid_rounds", jint((int64_t)p->valid_rounds));
 	json_set(o, "time_ms", json_summary(&p->time));
 	json_set(o, "cpu_pct", json_real_or_null(p->cpu_pct));

@@ -62,6 +62,7 @@ struct report_round {
 	bool valid;
 	bool finished;
 	char *reason;        /* why it is invalid, "" otherwise */
+	char *weak;          /* what a load that fell short reached, "" otherwise */
 	size_t samples;
 };
 
@@ -74,7 +75,8 @@ struct report_phase {
 	size_t nrounds;
 	struct report_round *rounds;
 	size_t valid_rounds;
-	char *note;          /* "INVALID: ...", "unfinished" or "" */
+	char *note;          /* "INVALID: ...", "WEAK: ...", "unfinished" or "" */
+	char *weak;          /* what its loads fell short with, per round; "" when none */
 	struct summary time; /* job wall ms, failed jobs excluded */
 	double cpu_pct;      /* mean job CPU% */
 	double load_cycles;  /* load cycles in the probe window, all loads, mean per round */

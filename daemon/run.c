@@ -159,6 +159,34 @@ static bool phase_all_failed(struct run *r, size_t *nfailed)
 	return any;
 }
 
+/* Each load of the phase against its expectation over the probe window: the
+ * phase is marked weak, with what each load that fell short reached, so a
+ * load that did not load never reads as "no slowdown". */
+static void judge_loads(struct run *r, const struct phase_def *ph)
+{
+	char *weak = NULL;
+
+	for (size_t i = 0; i < ph->nloads; i++) {
+		const struct load_def *ld = profile_load_by_name(r->profile, ph->loads[i]);
+		struct achieved got;
+		char why[512];
+		char *joined;
+
+		if (ld == NULL || db_phase_achieved(r->ro->db, r->phase_id, ld->name, &got) < 0 ||
+		    expect_met(&ld->expect, &got, why, sizeof why))
+			continue;
+		joined = xasprintf("%s%s%s: %s", weak ? weak : "", weak ? "; " : "", ld->name, why);
+		free(weak);
+		weak = joined;
+	}
+	if (weak == NULL)
+		return;
+	db_phase_set_weak(r->ro->db, r->phase_id, weak);
+	log_warn("round %ld phase %s: WEAK load: %s", r->round, ph->name, weak);
+	record_event(r, "weak", weak);
+	free(weak);
+}
+
 /* Ends the current phase: loads stopped, validity decided, row closed. */
 static void phase_end(struct run *r, bool aborted)
 {
@@ -174,6 +202,8 @@ static void phase_end(struct run *r, bool aborted)
 		why = xasprintf("no progress during the probe window from load(s): %s", stalled);
 	else if (phase_all_failed(r, &nfailed))
 		why = xasprintf("every probe job failed (%zu)", nfailed);
+	if (why == NULL)
+		judge_loads(r, ph);
 	supervisor_stop_all(r->sv);
 	db_phase_end(r->ro->db, r->phase_id, wall_now(), why == NULL, why);
 	if (!aborted)

@@ -187,6 +187,19 @@ static void note_add(char **note, const char *fmt, ...)
 	*note = joined;
 }
 
+/* "No significant change" between loads that did not load says nothing:
+ * the weak side is named instead. NULL when neither was weak. */
+static const char *weak_verdict(const struct report_phase *pa, const struct report_phase *pb)
+{
+	bool wa = pa->weak[0] != '\0', wb = pb->weak[0] != '\0';
+
+	if (wa && wb)
+		return "weak load in both";
+	if (wa || wb)
+		return wa ? "weak load in A" : "weak load in B";
+	return NULL;
+}
+
 /* What differs between the two phases, and their own notes. */
 static char *pair_note(const struct report_phase *pa, const struct report_phase *pb)
 {
@@ -261,6 +274,10 @@ static void times_row(const struct cmp *c, const char *phase, struct table *t)
 	row[8] = xasprintf("%zu", pa->time.n);
 	row[9] = xasprintf("%zu", pb->time.n);
 	row[10] = rk.why[0] || rk.why[1] ? unusable_text(&rk) : verdict_text(&ch, &f);
+	if (ch.verdict == CHANGE_EQUIVALENT && weak_verdict(pa, pb) != NULL) {
+		free(row[10]);
+		row[10] = xstrdup(weak_verdict(pa, pb));
+	}
 	row[11] = pair_note(pa, pb);
 	note_load_changes(c, phase, &row[11]);
 	if (row[11] == NULL)
@@ -641,6 +658,7 @@ static json_t *json_figure(const struct cmp *c, const char *phase, const struct 
 		json_set(r, "median", json_real_or_null(rk->median[i]));
 		json_set(r, "valid_rounds", p ? json_integer((json_int_t)p->valid_rounds) : json_null());
 		json_set(r, "note", p && p->note[0] ? json_text(p->note) : json_null());
+		json_set(r, "weak", p && p->weak[0] ? json_text(p->weak) : json_null());
 		json_array_append_new(runs, r);
 	}
 	for (i = 0; i < rk->n; i++)

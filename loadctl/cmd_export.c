@@ -29,8 +29,11 @@
 
 enum format { FORMAT_CSV, FORMAT_JSON };
 
-/* The row's place, then every figure of the sample record (records.c). */
-static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id", "probe" };
+/* The row's place (with its phase's weak load, if any: what the load
+ * reached against its expectation), then every figure of the sample record
+ * (records.c). */
+static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id", "probe",
+					     "weak" };
 /* A histogram's rows: its place, then one bucket's range and count. */
 static const char *const hist_columns[] = { "run_id", "round", "phase", "phase_id", "probe",
 					    "variant", "t", "bucket_lo_ns", "bucket_hi_ns",
@@ -129,6 +132,7 @@ static void write_csv_row(struct export *ex, int64_t run_id, const struct phase_
 	csv_str(c, ph->name);
 	csv_int(c, ph->id);
 	csv_str(c, probe_name(ex, run_id, s->probe_id));
+	csv_str(c, ph->weak != NULL ? ph->weak : "");
 	for (size_t i = 0; i < rt->ncolumns; i++) {
 		const struct column *col = &rt->columns[i];
 		double v = column_number(col, s);
@@ -164,6 +168,14 @@ static const char *phase_name_json(struct export *ex, const struct phase_row *ph
 	return ex->phase_json;
 }
 
+static void json_string_or_null(FILE *fp, const char *s)
+{
+	if (s == NULL || *s == '\0')
+		fputs("null", fp);
+	else
+		json_string_out(fp, s);
+}
+
 /* Numbers are written as the CSV writes them. */
 static void write_json_row(struct export *ex, int64_t run_id, const struct phase_row *ph,
 			   const struct sample *s)
@@ -176,6 +188,8 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 		"\"probe\":", ex->rows ? "," : "", (long long)run_id, ph->round,
 		phase_name_json(ex, ph), (long long)ph->id);
 	json_string_out(fp, probe_name(ex, run_id, s->probe_id));
+	fputs(",\"weak\":", fp);
+	json_string_or_null(fp, ph->weak);
 	for (size_t i = 0; i < rt->ncolumns; i++) {
 		const struct column *col = &rt->columns[i];
 		double v = column_number(col, s);

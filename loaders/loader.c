@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loader_file.h"
 #include "log.h"
 #include "run_user.h"
 #include "parse.h"
@@ -27,6 +28,7 @@
 /* The keys every [load NAME] takes besides type, whatever its loader. */
 struct load_common {
 	int64_t stall_ms;
+	char *expect;
 };
 
 const struct option_def load_common_options[] = {
@@ -34,6 +36,12 @@ const struct option_def load_common_options[] = {
 	  .def = "10s", .min = 1000, .max = 3600 * 1000LL,
 	  .help = "no progress for this long flags the load as stalled (an event; a probe window "
 		  "without any progress makes the phase invalid)" },
+	{ .key = "expect", .type = OPT_STRING, .offset = offsetof(struct load_common, expect),
+	  .def = NULL,
+	  .help = "what the load must achieve over the probe window, else the phase is marked "
+		  "weak: terms such as busy >= 90%, psi_memory > 0%, available <= 1G, mib_s >= "
+		  "10, ops_s >= 1, cycles >= 1, joined by | (any suffices); none: no check. "
+		  "Default: the loader's own (--list-loaders)" },
 	{ .key = NULL },
 };
 
@@ -119,6 +127,16 @@ int loader_validate(struct load_def *def, const char *file, FILE *errs)
 	problems += options_apply(ops->options, config, own_kvs, nown, file, section, errs);
 	if (problems == 0 && ops->check != NULL)
 		problems += ops->check(config, def, file, errs);
+	{
+		const char *text = common.expect != NULL ? common.expect : ops->expect;
+		const char *err;
+
+		if (expect_parse(text, &def->expect, &err) < 0) {
+			fprintf(errs, "%s:%d: expect: %s\n", file, load_key_line(def, "expect"), err);
+			problems++;
+		}
+	}
+	options_free(load_common_options, &common);
 	free(section);
 	free(common_kvs);
 	free(own_kvs);
@@ -153,6 +171,7 @@ void loader_print_all(FILE *fp)
 		if (ops->reports_bytes)
 			fprintf(fp, ", MiB/s");
 		fputc('\n', fp);
+		fprintf(fp, "  expects: %s\n", ops->expect);
 		options_print(ops->options, fp);
 	}
 }
@@ -255,6 +274,14 @@ void loader_table_check(void)
 			fatalx("loader %s has no run function", ops->name);
 		if (ops->options == NULL || ops->config_size == 0)
 			fatalx("loader %s has no options table or config size", ops->name);
+		{
+			struct expectation e;
+			const char *err;
+
+			if (ops->expect == NULL || expect_parse(ops->expect, &e, &err) < 0)
+				fatalx("loader %s: its default expectation is missing or wrong",
+				       ops->name);
+		}
 		check_options(ops);
 	}
 }

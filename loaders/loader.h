@@ -50,6 +50,9 @@ struct loader_ops {
 	const char *cycle_unit;           /* what a cycle is, plural: "trips", "files" */
 	const char *ops_unit;             /* what ops counts, plural ("passes"); NULL: no ops figure */
 	bool reports_bytes;               /* throughput in MiB/s */
+	/* What the load must achieve over a probe window (common/expect.h),
+	 * unless its section's expect = says otherwise. */
+	const char *expect;
 	/* Optional checks beyond the table (a program on PATH, a size that makes
 	 * sense): print "file:line: message" to errs, return how many. */
 	int (*check)(const void *config, const struct load_def *def, const char *file, FILE *errs);

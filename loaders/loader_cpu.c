@@ -804,6 +804,7 @@ const struct loader_ops loader_cpu_ops = {
 	.cycle_unit = "trips",
 	.ops_unit = "passes",
 	.reports_bytes = false,
+	.expect = "busy >= 90%",
 	.check = cpu_check,
 	.run = cpu_run,
 	.describe = cpu_describe,

@@ -295,6 +295,7 @@ const struct loader_ops loader_fs_ops = {
 	.cycle_unit = "runs",
 	.ops_unit = "operations",
 	.reports_bytes = true,
+	.expect = "cycles >= 1 | mib_s > 0",
 	.check = fs_check,
 	.run = fs_run,
 	.describe = fs_describe,

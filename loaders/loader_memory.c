@@ -539,6 +539,7 @@ const struct loader_ops loader_memory_ops = {
 	.cycle_unit = "passes",
 	.ops_unit = "MiB filled",
 	.reports_bytes = true,
+	.expect = "psi_memory > 0% | available <= 1G",
 	.check = memory_check,
 	.run = memory_run,
 	.describe = memory_describe,

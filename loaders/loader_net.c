@@ -522,6 +522,7 @@ const struct loader_ops loader_net_ops = {
 	.cycle_unit = "transfers",
 	.ops_unit = "connections",
 	.reports_bytes = true,
+	.expect = "ops_s >= 1",
 	.check = net_check,
 	.run = net_run,
 	.describe = net_describe,

@@ -312,6 +312,7 @@ const struct loader_ops loader_read_ops = {
 	.cycle_unit = "passes",
 	.ops_unit = NULL,
 	.reports_bytes = true,
+	.expect = "psi_io >= 1% | mib_s >= 10",
 	.check = read_check,
 	.run = read_run,
 	.describe = read_describe,

@@ -365,6 +365,7 @@ const struct loader_ops loader_tree_ops = {
 	.cycle_unit = "tar cycles",
 	.ops_unit = NULL,
 	.reports_bytes = true,
+	.expect = "cycles >= 1",
 	.check = tree_check,
 	.run = tree_run,
 	.describe = tree_describe,

@@ -166,6 +166,7 @@ const struct loader_ops loader_write_ops = {
 	.cycle_unit = "files",
 	.ops_unit = NULL,
 	.reports_bytes = true,
+	.expect = "psi_io >= 1% | mib_s >= 10",
 	.check = write_check,
 	.run = write_run,
 	.describe = write_describe,

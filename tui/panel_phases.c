@@ -62,6 +62,8 @@ static void phases_update(const struct snapshot *s, struct text *t)
 		text_pad(t, COL_NOTE);
 		if (!p->valid)
 			text_addf(t, TC_BAD, "INVALID: %s", p->invalid_reason);
+		else if (p->weak[0] != '\0')
+			text_addf(t, TC_WARN, "WEAK: %s", p->weak);
 		else if (open)
 			text_add(t, TC_GOOD, p->probe_start > 0 ? "probing" : "settling");
 		else if (p->ended_at == 0)

@@ -106,6 +106,7 @@ void snapshot_free(struct snapshot *s)
 		free(s->phases[i].name);
 		free(s->phases[i].loads);
 		free(s->phases[i].invalid_reason);
+		free(s->phases[i].weak);
 	}
 	free(s->phases);
 	for (size_t i = 0; i < s->nloads; i++) {
@@ -184,6 +185,7 @@ static void phase_view_fill(struct phase_view *v, const struct phase_row *r, boo
 	v->name = xstrdup(r->name);
 	v->loads = xstrdup(r->loads);
 	v->invalid_reason = xstrdup(r->invalid_reason ? r->invalid_reason : "");
+	v->weak = xstrdup(r->weak ? r->weak : "");
 	v->started_at = r->started_at;
 	v->probe_start = r->probe_start;
 	v->ended_at = r->ended_at;

@@ -71,6 +71,7 @@ struct phase_view {
 	char *name;
 	char *loads;
 	char *invalid_reason;
+	char *weak;         /* what a load that fell short reached; "" when none */
 	double started_at, probe_start, ended_at;
 	bool valid;
 	bool done;
