@@ -437,10 +437,12 @@ static int memory_run_pressure(const struct loader_ctx *ctx, const struct meminf
 	psi_since(&pr);
 	pressure_tick(&pr);
 	pressure_copy(&pr);
-	munmap(pr.half[0], pr.max_pairs * CHUNK);
-	munmap(pr.half[1], pr.max_pairs * CHUNK);
+	/* Out of the cgroup first: a stop's grace period may end before a
+	 * large unmap does, and an empty cgroup can be removed at once. */
 	if (pr.in_cgroup)
 		memory_cgroup_leave(&pr.cg);
+	munmap(pr.half[0], pr.max_pairs * CHUNK);
+	munmap(pr.half[1], pr.max_pairs * CHUNK);
 	return 0;
 }
 
