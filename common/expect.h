@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* What a load is expected to achieve, so that a load that did not load is
  * reported weak instead of as "no slowdown". An expectation is one or more
  * terms joined by '|', any of which suffices: "busy >= 90%",

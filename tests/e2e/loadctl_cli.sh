@@ -100,7 +100,7 @@ expect 0 "" "export to stdout"
 [[ $(head -1 "$T/out") == $'run_id,round,phase,phase_id,probe,weak,seq,started_at,wall_ms,user_ms,sys_ms,cpu_pct,nvcsw,nivcsw,exit_code,failed,missed,value,variant\r' ]] ||
 	fail "CSV header: $(head -1 "$T/out")"
 [[ $(wc -l <"$T/out") -eq $((n + 1)) ]] || fail "CSV rows: $(wc -l <"$T/out"), want $((n + 1))"
-grep -Eq '^1,1,none,[0-9]+,job,0,[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z,' "$T/out" ||
+grep -Eq '^1,1,none,[0-9]+,job,"",0,[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z,' "$T/out" ||
 	fail "CSV first row: $(sed -n 2p "$T/out")"
 
 ctl --db "$DB" export --run all "$T/all.json"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A load that falls short of its expectation is flagged weak wherever results
 # show: the phase row in the database, `loadctl report` (note and legend) and
 # its JSON, the CSV and JSON export, `loadctl compare` (verdict and JSON) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Expectations of a load: parsing (terms, '|', units, none, every refusal)
  * and judging what a window achieved, with the figure it reached. */
 #include <math.h>
