@@ -12,7 +12,7 @@
 #include "expect.h"
 #include "records.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 

@@ -80,7 +80,7 @@ static const struct column phase_columns[] = {
 	{ "ended_at", "REAL", PH(ended_at), COL_TIME, "s", 1, COLF_NO_INSERT, NULL, NULL },
 	{ "valid", "INTEGER NOT NULL", PH(valid), COL_BOOL, "", 1, COLF_NO_INSERT, NULL, NULL },
 	{ "invalid_reason", "TEXT", PH(invalid_reason), COL_TEXT, "", 1, COLF_NO_INSERT, NULL, NULL },
-	{ "weak", "TEXT", PH(weak), COL_TEXT_NULL, "", 2, COLF_NO_INSERT, NULL, NULL },
+	{ "weak", "TEXT", PH(weak), COL_TEXT_NULL, "", 3, COLF_NO_INSERT, NULL, NULL },
 };
 
 /* ---- the probe's samples ---- */

@@ -89,14 +89,18 @@ for r in rows:
 PY
 
 "$LOADCTL" --db "$DB" compare 1 2 >"$T/compare" || fail "compare failed: $(cat "$T/compare")"
-grep -E "^short .*weak load in both" "$T/compare" >/dev/null ||
+# The verdict column: "weak load in both" where it would have said "no
+# significant change", else the verdict with both runs' WEAK notes beside it.
+grep -E "^short .*(weak load in both|A: WEAK: ring: cycles .*B: WEAK: ring: cycles)" "$T/compare" >/dev/null ||
 	fail "compare does not say the loads were weak: $(cat "$T/compare")"
+grep -E "^fine .*WEAK" "$T/compare" && fail "compare calls the fine phase weak"
 "$LOADCTL" --db "$DB" compare --json 1 2 | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 ph = {p["name"]: p for p in d["phases"]}
-assert ph["short"]["a"]["weak"] and ph["short"]["b"]["weak"], ph["short"]
-assert ph["fine"]["a"]["weak"] is None
+runs = ph["short"]["figures"][0]["runs"]
+assert all(r["weak"].startswith("ring: cycles") for r in runs), runs
+assert all(r["weak"] is None for r in ph["fine"]["figures"][0]["runs"])
 ' || fail "compare JSON lacks weak"
 
 if [[ -n ${LOADTOP:-} && -x ${LOADTOP:-} ]]; then
