@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -132,7 +133,7 @@ struct net_client {
 	uint64_t expect;    /* bytes a whole body has */
 	uint64_t got;       /* this transfer's bytes so far */
 	uint64_t flushed;   /* of which already counted in shm */
-	char url[48];
+	char url[96];
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -150,7 +151,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-struct net_client *net_client_new(uint16_t port, uint64_t body_bytes, bool keepalive, char **err)
+struct net_client *net_client_new(uint16_t port, const char *path, uint64_t body_bytes,
+				  bool keepalive, char **err)
 {
 	static bool curl_ready;
 	struct net_client *c;
@@ -166,7 +168,7 @@ struct net_client *net_client_new(uint16_t port, uint64_t body_bytes, bool keepa
 	}
 	c = xcalloc(1, sizeof *c);
 	c->expect = body_bytes;
-	snprintf(c->url, sizeof c->url, "http://127.0.0.1:%u/", (unsigned)port);
+	snprintf(c->url, sizeof c->url, "http://127.0.0.1:%u%s", (unsigned)port, path);
 	c->curl = curl_easy_init();
 	if (c->curl == NULL) {
 		*err = xstrdup("libcurl: cannot make a handle");
@@ -253,8 +255,8 @@ error:
 }
 
 /* A client process: fetches until SIGTERM (its default action) ends it. */
-static void client_main(const struct loader_ctx *ctx, uint16_t port, uint64_t body_bytes,
-			bool keepalive, long index)
+static void client_main(const struct loader_ctx *ctx, uint16_t port, const char *path,
+			uint64_t body_bytes, bool keepalive, long index)
 {
 	const struct timespec pause = { .tv_sec = ERROR_PAUSE_NS / NSEC_PER_SEC,
 					.tv_nsec = ERROR_PAUSE_NS % NSEC_PER_SEC };
@@ -263,7 +265,7 @@ static void client_main(const struct loader_ctx *ctx, uint16_t port, uint64_t bo
 	char who[32], msg[CURL_ERROR_SIZE + 96], *err = NULL;
 
 	snprintf(who, sizeof who, "client %ld", index);
-	c = net_client_new(port, body_bytes, keepalive, &err);
+	c = net_client_new(port, path, body_bytes, keepalive, &err);
 	if (c == NULL) {
 		loader_event(ctx, "error", "%s: %s", who, err);
 		_exit(1);
@@ -278,6 +280,25 @@ static void client_main(const struct loader_ctx *ctx, uint16_t port, uint64_t bo
 
 /* ---- the server ---- */
 
+int net_secret_path(char out[NET_SECRET_PATH_LEN + 1])
+{
+	unsigned char raw[(NET_SECRET_PATH_LEN - 1) / 2];
+	size_t got = 0;
+
+	while (got < sizeof raw) {
+		ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	out[0] = '/';
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(out + 1 + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
 struct net_server {
 	const struct loader_ctx *ctx;
 	struct event_base *base;
@@ -287,6 +308,7 @@ struct net_server {
 	long nclients;
 	struct error_events events;
 	int rc;
+	char path[NET_SECRET_PATH_LEN + 1];  /* the only target served */
 };
 
 static void server_error(struct net_server *s, const char *msg)
@@ -301,11 +323,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 	const char *uri = evhttp_request_get_uri(req);
 	struct evbuffer *buf;
 
-	if (strcmp(uri, "/") != 0) {
-		char msg[160];
-
-		snprintf(msg, sizeof msg, "a request for %.100s, not for /", uri);
-		server_error(s, msg);
+	/* Anyone on the machine can reach 127.0.0.1: a request without the
+	 * secret path is not ours, and is neither counted nor recorded. */
+	if (strcmp(uri, s->path) != 0) {
 		evhttp_send_error(req, HTTP_NOTFOUND, NULL);
 		return;
 	}
@@ -467,6 +487,10 @@ static int net_run(const struct loader_ctx *ctx)
 	char *err = NULL;
 	int fd;
 
+	if (net_secret_path(s.path) < 0) {
+		loader_event(ctx, "error", "server: cannot draw a secret path: %s", strerror(errno));
+		return 1;
+	}
 	fd = net_listen_loopback(&port, &err);
 	if (fd < 0) {
 		loader_event(ctx, "error", "server: %s", err);
@@ -488,7 +512,7 @@ static int net_run(const struct loader_ctx *ctx)
 
 		if (pid == 0) {
 			close(fd);
-			client_main(ctx, port, s.body_len, cfg->keepalive, i);
+			client_main(ctx, port, s.path, s.body_len, cfg->keepalive, i);
 			_exit(1);
 		}
 		if (pid < 0) {

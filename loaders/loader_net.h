@@ -15,12 +15,19 @@
  * in *port, or -1 with an xmalloc'd message in *err. */
 int net_listen_loopback(uint16_t *port, char **err);
 
+/* The server answers only this secret path ("/" and 32 hex digits, drawn
+ * afresh for each server): any local user can reach 127.0.0.1, and their
+ * requests must not count as the load's. 0, or -1 with errno. */
+#define NET_SECRET_PATH_LEN 33
+int net_secret_path(char out[NET_SECRET_PATH_LEN + 1]);
+
 struct net_client;
 
-/* A client of http://127.0.0.1:port/ expecting body_bytes in each reply.
- * keepalive reuses the connection; otherwise each transfer opens a new one
- * and closes it. NULL with *err when libcurl cannot be set up. */
-struct net_client *net_client_new(uint16_t port, uint64_t body_bytes, bool keepalive, char **err);
+/* A client of http://127.0.0.1:port + path expecting body_bytes in each
+ * reply. keepalive reuses the connection; otherwise each transfer opens a
+ * new one and closes it. NULL with *err when libcurl cannot be set up. */
+struct net_client *net_client_new(uint16_t port, const char *path, uint64_t body_bytes,
+				  bool keepalive, char **err);
 /* One transfer of the whole body. A whole body counts in shm as a cycle, its
  * bytes and the connections it opened; anything else (no connection, a bad
  * status, a short or long body) counts as an error. Returns 0, or -1 with the

@@ -371,7 +371,7 @@ static void test_client_counts_broken_replies(void **state)
 		/* The bogus server blocks in accept(). */
 		fcntl(b.fd, F_SETFL, fcntl(b.fd, F_GETFL) & ~O_NONBLOCK);
 		assert_int_equal(pthread_create(&thread, NULL, bogus_serve, &b), 0);
-		c = net_client_new(port, 10, false, &err);
+		c = net_client_new(port, "/", 10, false, &err);
 		assert_non_null(c);
 		rc = net_client_fetch(c, shm, why, sizeof why);
 		pthread_join(thread, NULL);
@@ -409,7 +409,7 @@ static void test_client_no_server(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	c = net_client_new(port, 10, true, &err);
+	c = net_client_new(port, "/", 10, true, &err);
 	assert_non_null(c);
 	assert_int_equal(net_client_fetch(c, shm, why, sizeof why), -1);
 	assert_non_null(strstr(why, "127.0.0.1"));
