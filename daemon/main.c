@@ -483,11 +483,11 @@ int main(int argc, char **argv)
 	if (log_path != NULL && (log_fp = log_file_open(log_path, &err)) == NULL)
 		fatalx("%s", err);
 	db_path = a.db ? xstrdup(a.db) : db_default_path();
-	db = db_open(db_path, DB_READWRITE, &err);
-	if (db == NULL)
-		fatalx("%s", err);
 	int db_lock_fd = db_lock(db_path, &err);
 	if (db_lock_fd < 0)
+		fatalx("%s", err);
+	db = db_open(db_path, DB_READWRITE, &err);
+	if (db == NULL)
 		fatalx("%s", err);
 	reserve_path = reserve_make(db_path);
 	reserve_owner = getpid();

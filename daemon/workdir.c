@@ -18,6 +18,7 @@
 #include "log.h"
 #include "paths.h"
 #include "run_user.h"
+#include "trust.h"
 #include "xalloc.h"
 
 /* Directories whose contents belong to the system: loadd never works in
@@ -543,15 +544,27 @@ void workdir_sweep(const char *workdir)
 	close(wfd);
 }
 
-/* flock() is independent of SQLite's own POSIX locks on the same file. */
+/* A lock file of its own beside the database: a second descriptor on the
+ * SQLite file itself would, once closed, drop SQLite's own POSIX locks on
+ * it. Taken before the database is opened, so a second loadd never
+ * migrates or writes a database another one uses. */
 int db_lock(const char *db_path, char **err)
 {
-	int fd = open(db_path, O_RDONLY | O_CLOEXEC);
+	char *path = xasprintf("%s.lock", db_path);
+	int fd;
 
-	if (fd < 0) {
-		*err = xasprintf("cannot open database %s: %s", db_path, strerror(errno));
+	if (trust_make_parent_dirs(db_path, 0755, "database", err) < 0) {
+		free(path);
 		return -1;
 	}
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*err = xasprintf("cannot open the database's lock file %s: %s", path,
+				 strerror(errno));
+		free(path);
+		return -1;
+	}
+	free(path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		*err = xasprintf("database %s is in use by another loadd; "
 				 "stop it first (loadctl stop) or give --db", db_path);

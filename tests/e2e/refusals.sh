@@ -61,6 +61,10 @@ wait_for_sql "select count(*) from runs where status = 'running'" 30
 expect 1 "work dir .* in use by another loadd \(pid $LOADD_PID\)" run_loadd --profile "$good"
 expect 1 "database .* in use by another loadd" "$LOADD" --db "$DB" --workdir "$T/work2" \
 	--socket "$T/second.sock" --profile "$good"
+# The lock is on a file of its own: no second descriptor on the SQLite file
+# whose close would drop SQLite's own locks.
+flock -n "$DB.lock" true && fail "the database's lock file is not locked"
+flock -n "$DB" true || fail "loadd holds a flock on the SQLite file itself"
 kill -TERM "$LOADD_PID"
 status=0
 wait "$LOADD_PID" || status=$?
