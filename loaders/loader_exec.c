@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "term_escape.h"
 #include "xalloc.h"
 
 static bool is_executable_file(const char *path)
@@ -143,7 +144,8 @@ static void take_line(struct exec_child *c, char *line, exec_line_fn fn, void *a
 		return;
 	if (fn != NULL && fn(arg, line))
 		return;
-	snprintf(c->last_line, sizeof c->last_line, "%s", line);
+	/* It goes into events and the log: no terminal control of the child's. */
+	term_escape_buf(c->last_line, sizeof c->last_line, line, len, 0);
 }
 
 int exec_finish(struct exec_child *c, exec_line_fn fn, void *arg)

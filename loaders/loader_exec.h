@@ -19,7 +19,7 @@ char *program_find(const char *name);
 struct exec_child {
 	pid_t pid;
 	int out_fd;          /* read end of its stdout and stderr */
-	char last_line[256]; /* the last line that was not handed to the callback */
+	char last_line[256]; /* the last line not handed to the callback, escaped */
 };
 
 /* Starts argv[0] (a path, as program_find returns) with stdin from /dev/null

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "loader.h"
+#include "loader_exec.h"
 #include "loader_net.h"
 #include "xalloc.h"
 
@@ -821,6 +822,21 @@ static void test_fs_runs(void **state)
 	free(path);
 }
 
+/* A child's last line goes into events and the log escaped: its escape
+ * sequences cannot reach a terminal that shows them. */
+static void test_exec_output_escaped(void **state)
+{
+	char *const argv[] = { "/bin/sh", "-c", "printf 'plain\\n\\033[31mred\\a\\n'", NULL };
+	struct exec_child c;
+	char *err = NULL;
+
+	assert_int_equal(exec_start(argv, &c, &err), 0);
+	assert_true(exec_finish(&c, NULL, NULL) >= 0);
+	assert_non_null(strstr(c.last_line, "\\x1b[31mred"));
+	for (const char *p = c.last_line; *p != '\0'; p++)
+		assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -835,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_net_client_killed),
 		cmocka_unit_test(test_tree_runs),
 		cmocka_unit_test(test_fs_runs),
+		cmocka_unit_test(test_exec_output_escaped),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
