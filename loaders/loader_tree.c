@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +29,9 @@
 #include "tree.h"
 #include "xalloc.h"
 
+/* Free space never taken by a cycle: this share of the work dir's file
+ * system (as ext4 keeps for root), on top of what the cycle writes. */
+#define FREE_RESERVE_PERCENT 5
 
 struct tree_config {
 	struct tree_spec tree;
@@ -49,6 +55,60 @@ static int key_line(const struct load_def *def, const char *key)
 			return def->kvs[i].line;
 	}
 	return def->line;
+}
+
+/* /proc, /sys and the like: tar would read generated, endless files. */
+static bool pseudo_fs(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0)
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case SECURITYFS_MAGIC:
+	case BPF_FS_MAGIC:
+	case DEVPTS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Before a step that writes `need` bytes into the load's directory: does
+ * the file system keep its reserve afterwards? Says why not in an event. */
+static bool room_for(const struct loader_ctx *ctx, uint64_t need, const char *step)
+{
+	struct statvfs sv;
+	uint64_t avail, reserve;
+
+	if (statvfs(ctx->dir, &sv) < 0)
+		return true;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	reserve = (uint64_t)sv.f_blocks * sv.f_frsize / 100 * FREE_RESERVE_PERCENT;
+	if (avail >= need + reserve)
+		return true;
+	loader_error(ctx->shm);
+	loader_event(ctx, "error", "not enough free space in %s to %s: %llu MiB free, the step "
+		     "writes about %llu MiB and %d%% of the file system (%llu MiB) is kept free",
+		     ctx->dir, step, (unsigned long long)(avail >> 20),
+		     (unsigned long long)(need >> 20), FREE_RESERVE_PERCENT,
+		     (unsigned long long)(reserve >> 20));
+	return false;
+}
+
+/* What tar writes for the generated tree: a 512-byte header per entry and
+ * each file's data in 512-byte records. */
+static uint64_t own_tree_bytes(const struct tree_spec *spec)
+{
+	uint64_t data = ((uint64_t)spec->file_size + 511) / 512 * 512;
+
+	return tree_entries(spec) * (512 + data);
 }
 
 static int tree_check(const void *config, const struct load_def *def, const char *file,
@@ -83,6 +143,11 @@ static int tree_check(const void *config, const struct load_def *def, const char
 		} else if (!S_ISDIR(st.st_mode)) {
 			fprintf(errs, "%s:%d: source: %s is not a directory\n", file,
 				key_line(def, "source"), cfg->source);
+			problems++;
+		} else if (pseudo_fs(cfg->source)) {
+			fprintf(errs, "%s:%d: source: %s is a kernel pseudo-filesystem (its files "
+				"are generated, some without end); give a directory of real files\n",
+				file, key_line(def, "source"), cfg->source);
 			problems++;
 		} else if (access(cfg->source, R_OK | X_OK) < 0) {
 			fprintf(errs, "%s:%d: source: cannot read %s: %s\n", file,
@@ -327,10 +392,20 @@ static int tree_run(const struct loader_ctx *ctx)
 	extract_argv[nx++] = extract;
 	extract_argv[nx] = NULL;
 
+	/* The archive's size: estimated for a generated tree, known after the
+	 * first cycle for a source. */
+	uint64_t last_archive = cfg->source != NULL ? 0 : own_tree_bytes(&cfg->tree);
+
 	while (!loader_stopping()) {
 		uint64_t archive_bytes = 0;
 
+		/* The archive, then its extraction beside it: twice the tree. */
+		if (!room_for(ctx, 2 * last_archive, "write the archive and its extraction"))
+			break;
 		if (run_tar(ctx, create_argv, true, archive, &archive_bytes) < 0)
+			break;
+		last_archive = archive_bytes;
+		if (!room_for(ctx, archive_bytes, "extract the archive"))
 			break;
 		if (mkdir(extract, 0755) < 0) {
 			loader_event(ctx, "error", "cannot create %s: %s", extract, strerror(errno));
