@@ -66,6 +66,7 @@ struct fig_phase {
 /* One probe of the run, with a row per phase name (rf->nphases of them). */
 struct fig_probe {
 	char *name;
+	int64_t id;          /* its probes row (0: the job of a run without them) */
 	bool histogram;
 	struct fig_phase *phases;
 };
@@ -157,25 +158,66 @@ static int add_rates(struct run_figures *rf, struct db *db, int64_t phase_id)
 	return 0;
 }
 
+static void add_point(struct run_figures *rf, struct fig_point pt, double *last)
+{
+	rf->points = grow(rf->points, rf->npoints, &rf->cap_points, sizeof *rf->points);
+	rf->points[rf->npoints++] = pt;
+	if (pt.t > *last)
+		*last = pt.t;
+}
+
+/* What a histogram second adds to the timeline: its p99. */
+struct second_acc {
+	struct run_figures *rf;
+	size_t probe;
+	double *last;
+};
+
+static int add_second(void *arg, const struct hist_record *h)
+{
+	struct second_acc *a = arg;
+
+	if (h->hist->count > 0)
+		add_point(a->rf,
+			  (struct fig_point){ a->probe, h->t, hist_percentile(h->hist, 99) / 1e6,
+					      false },
+			  a->last);
+	return 0;
+}
+
+/* A probe's values of one phase row on the time axis. */
+static int add_probe_points(struct run_figures *rf, struct db *db, int64_t phase_id, size_t p,
+			    double *last)
+{
+	const struct fig_probe *pr = &rf->probes[p];
+	struct sample *s;
+	size_t n;
+
+	if (pr->histogram) {
+		struct second_acc a = { rf, p, last };
+
+		return db_hists_foreach(db, 0, phase_id, pr->id, add_second, &a);
+	}
+	if (db_probe_samples_list(db, phase_id, pr->id, &s, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		add_point(rf, (struct fig_point){ p, s[i].started_at, s[i].wall_ms, s[i].failed },
+			  last);
+	free(s);
+	return 0;
+}
+
 static int add_band(struct run_figures *rf, struct db *db, const struct phase_row *ph,
 		    const struct run_report *rep, long rounds)
 {
-	struct sample *s;
 	struct sys_sample *sys;
 	size_t n, i;
 	struct fig_band *b;
 	double last = ph->started_at;
 
-	if (db_samples_list(db, ph->id, &s, &n) < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		rf->points = grow(rf->points, rf->npoints, &rf->cap_points, sizeof *rf->points);
-		rf->points[rf->npoints++] = (struct fig_point){ 0, s[i].started_at, s[i].wall_ms,
-								s[i].failed };
-		if (s[i].started_at > last)
-			last = s[i].started_at;
-	}
-	free(s);
+	for (size_t p = 0; p < rf->nprobes; p++)
+		if (add_probe_points(rf, db, ph->id, p, &last) < 0)
+			return -1;
 	if (db_sys_samples_list(db, ph->id, &sys, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -198,16 +240,81 @@ static int add_band(struct run_figures *rf, struct db *db, const struct phase_ro
 	return 0;
 }
 
-static struct fig_probe *add_probe(struct run_figures *rf, const char *name, bool histogram)
+static int merge_second(void *arg, const struct hist_record *h)
+{
+	struct fig_phase *f = arg;
+
+	if (f->hist == NULL) {
+		f->hist = xmalloc(sizeof *f->hist);
+		hist_reset(f->hist);
+	}
+	hist_merge(f->hist, h->hist);
+	return 0;
+}
+
+/* One probe's values in a phase name's valid rounds, as the report takes
+ * them: finished samples, sorted, or the seconds' histograms merged. */
+static int load_phase(struct db *db, const struct fig_probe *pr, const struct report_phase *p,
+		      struct fig_phase *f)
+{
+	struct dvec {
+		double *v;
+		size_t n, cap;
+	} d = { 0 };
+
+	for (size_t r = 0; r < p->nrounds; r++) {
+		struct sample *s;
+		size_t n;
+
+		if (!p->rounds[r].valid)
+			continue;
+		if (pr->histogram) {
+			if (db_hists_foreach(db, 0, p->rounds[r].phase_id, pr->id, merge_second, f) < 0)
+				goto fail;
+			continue;
+		}
+		if (db_probe_samples_list(db, p->rounds[r].phase_id, pr->id, &s, &n) < 0)
+			goto fail;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i].failed || !(s[i].wall_ms > 0))
+				continue;
+			d.v = grow(d.v, d.n, &d.cap, sizeof *d.v);
+			d.v[d.n++] = s[i].wall_ms;
+		}
+		free(s);
+	}
+	if (d.n > 0)
+		qsort(d.v, d.n, sizeof *d.v, compare_double);
+	f->walls = d.v;
+	f->n = d.n;
+	return 0;
+fail:
+	free(d.v);
+	return -1;
+}
+
+static int add_probe(struct run_figures *rf, struct db *db, const struct run_report *rep,
+		     const struct probe_info *pi)
 {
 	struct fig_probe *pr;
 
 	rf->probes = xreallocarray(rf->probes, rf->nprobes + 1, sizeof *rf->probes);
 	pr = &rf->probes[rf->nprobes++];
-	pr->name = xstrdup(name);
-	pr->histogram = histogram;
+	pr->name = xstrdup(pi->name);
+	pr->id = pi->id;
+	pr->histogram = pi->histogram;
 	pr->phases = xcalloc(rf->nphases ? rf->nphases : 1, sizeof *pr->phases);
-	return pr;
+	for (size_t i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+		struct fig_phase *f = &pr->phases[i];
+
+		f->label = xstrdup(p->name);
+		f->baseline = p->name == rep->baseline;
+		f->invalid = p->valid_rounds == 0;
+		if (load_phase(db, pr, p, f) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 struct run_figures *run_figures_load(struct db *db, const struct run_report *rep)
@@ -216,23 +323,20 @@ struct run_figures *run_figures_load(struct db *db, const struct run_report *rep
 	struct phase_row *ph;
 	size_t nph, i;
 
-	struct fig_probe *job;
+	struct probe_info *pi;
+	size_t npi;
 
 	rf->t0 = rep->run.started_at;
 	rf->nphases = rep->nphases;
-	job = add_probe(rf, "job", false);
-	for (i = 0; i < rep->nphases; i++) {
-		const struct report_phase *p = &rep->phases[i];
-		struct fig_phase *f = &job->phases[i];
-
-		f->label = xstrdup(p->name);
-		f->baseline = p->name == rep->baseline;
-		f->invalid = p->valid_rounds == 0;
-		if (report_phase_walls(db, p, &f->walls, &f->n) < 0)
+	if (db_probes_list(db, rep->run.id, &pi, &npi) < 0)
+		goto fail;
+	for (i = 0; i < npi; i++) {
+		if (add_probe(rf, db, rep, &pi[i]) < 0) {
+			db_probes_free(pi, npi);
 			goto fail;
-		if (f->n > 0)
-			qsort(f->walls, f->n, sizeof *f->walls, compare_double);
+		}
 	}
+	db_probes_free(pi, npi);
 	if (db_phases_list(db, rep->run.id, &ph, &nph) < 0)
 		goto fail;
 	if (nph > 0)

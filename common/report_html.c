@@ -166,6 +166,74 @@ static void write_phases(FILE *out, const struct run_report *rep)
 	html_raw(out, "</p>\n");
 }
 
+static char *count_cell(const struct report_probe *rp, uint64_t n)
+{
+	return rp->histogram ? xasprintf("%llu", (unsigned long long)n) : xstrdup("-");
+}
+
+/* One row per phase and probe that ran there, when the run has more than
+ * its job (the phase table is the job's); as the text report has it. */
+static void write_probes(FILE *out, const struct run_report *rep)
+{
+	static const char *const head[] = {
+		"Phase", "Probe", "Type", "n", "median", "p95", "p99", "p99.9", "max", "&gt;1ms",
+		"&gt;16.7ms", "&gt;100ms", "Ratio", "missed", "failed",
+	};
+
+	if (rep->nprobes < 2 && (rep->nprobes == 0 || rep->nphases == 0 ||
+				 strcmp(rep->phases[0].probe[0].type, "job") == 0))
+		return;
+	html_raw(out, "<h2>Probes</h2>\n<div class=\"wide\"><table>\n<tr>");
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		html_raw(out, "<th%s>%s</th>", i < 3 ? " class=\"l\"" : "", head[i]);
+	html_raw(out, "</tr>\n");
+	for (size_t i = 0; i < rep->nphases; i++) {
+		const struct report_phase *p = &rep->phases[i];
+		bool first = true;
+
+		for (size_t k = 0; k < p->nprobe; k++) {
+			const struct report_probe *rp = &p->probe[k];
+			const struct summary *sm = &rp->time;
+
+			if (!rp->ran)
+				continue;
+			html_raw(out, "<tr class=\"%s\">", phase_class(rep, p));
+			cell(out, xstrdup(first ? p->name : ""), "l");
+			cell(out, xstrdup(rp->name), "l");
+			cell(out, xstrdup(rp->type), "l");
+			if (rp->histogram) {
+				cell(out, xasprintf("%llu", (unsigned long long)rp->count), NULL);
+				cell(out, fmt_ms(rp->p50), NULL);
+				cell(out, xstrdup("-"), NULL);
+				cell(out, fmt_ms(rp->p99), NULL);
+				cell(out, fmt_ms(rp->p999), NULL);
+				cell(out, fmt_ms(rp->max), NULL);
+			} else {
+				cell(out, xasprintf("%zu", sm->n), NULL);
+				cell(out, fmt_ms(sm->median), NULL);
+				cell(out, fmt_ms(sm->p95), NULL);
+				cell(out, fmt_ms(sm->p99), NULL);
+				cell(out, xstrdup("-"), NULL);
+				cell(out, fmt_ms(sm->max), NULL);
+			}
+			cell(out, count_cell(rp, rp->over_1ms), NULL);
+			cell(out, count_cell(rp, rp->over_16ms), NULL);
+			cell(out, count_cell(rp, rp->over_100ms), NULL);
+			cell(out, fmt_fixed(rp->ratio, 2), NULL);
+			cell(out, rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed),
+			     NULL);
+			cell(out, rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed),
+			     NULL);
+			html_raw(out, "</tr>\n");
+			first = false;
+		}
+	}
+	html_raw(out, "</table></div>\n<p>Valid rounds; times in ms; a histogram probe's median "
+		      "is its p50. Ratio = median / the baseline's median of the same probe "
+		      "(histogram probes: p99 / p99); &gt;1ms, &gt;16.7ms, &gt;100ms: wake-ups "
+		      "later than that.</p>\n");
+}
+
 static char *rate_cell(double v, const char *unit)
 {
 	char *n = fmt_count(v), *s;
@@ -315,6 +383,7 @@ int report_html(struct db *db, int64_t run_id, FILE *out)
 		html_raw(out, "<p>No phase has started yet.</p>\n");
 	} else {
 		write_phases(out, &rep);
+		write_probes(out, &rep);
 		write_figures(out, db, &rep);
 		write_loads(out, &rep);
 		write_pressure(out, &rep);

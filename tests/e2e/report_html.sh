@@ -17,9 +17,11 @@ fi
 tiny=$(profile tiny <<'EOF2'
 [run]
 settle = 0s
-[probe]
+[probe job]
 every = 100ms
 tree = depth=2 fanout=3 files=4
+[probe wakeup]
+interval = 5ms
 [phase none]
 duration = 2s
 [phase cpu]
@@ -96,7 +98,12 @@ for fig in distribution ecdf histogram timeline; do
 done
 dots=$(count "href=\"#fig-distribution-0-gpPt6\"[^>]*transform=")
 [[ $dots -eq $jobs ]] || fail "the distribution has $dots dots for $jobs jobs"
-[[ $(count '<svg') -eq 4 ]] || fail "$(count '<svg') figures, want 4"
+# the timeline, and three figures for each of the two probes
+[[ $(count '<svg') -eq 7 ]] || fail "$(count '<svg') figures, want 7"
+grep -q '<figure id="fig-histogram-1-"><svg' <(tr -d '\n' <"$T/dom.html") ||
+	fail "no histogram of the wakeup probe"
+grep -qF 'wakeup p99' "$T/dom.html" || fail "the timeline has no wakeup p99"
+grep -qF '<h2>Probes</h2>' "$T/dom.html" || fail "no probe table"
 # The hostile strings are text in the DOM, never elements.
 [[ $(count '<script') -eq 0 && $(count '<iframe') -eq 0 && $(count '<b>bold') -eq 0 ]] ||
 	fail "a string from the database became markup"
