@@ -500,12 +500,19 @@ int main(int argc, char **argv)
 
 	tree_fingerprint(&p.probe.tree, fingerprint);
 	int64_t t0 = mono_ns();
-	tree_path = tree_ensure(workdir, &p.probe.tree, &err);
-	exit_if_stopped("building the probe's tree");
-	if (tree_path == NULL)
-		fatalx("cannot build the probe's tree: %s", err);
-	log_info("probe tree %s: %llu entries, ready in %.1f s", tree_path,
-		 (unsigned long long)tree_entries(&p.probe.tree), (mono_ns() - t0) / 1e9);
+	/* Only the job walks the tree: a profile without one builds none. */
+	if (profile_job_probe(&p) == NULL) {
+		tree_path = xstrdup("");
+		fingerprint[0] = '\0';
+	} else {
+		tree_path = tree_ensure(workdir, &p.probe.tree, &err);
+		exit_if_stopped("building the probe's tree");
+		if (tree_path == NULL)
+			fatalx("cannot build the probe's tree: %s", err);
+		log_info("probe tree %s: %llu entries, ready in %.1f s", tree_path,
+			 (unsigned long long)tree_entries(&p.probe.tree),
+			 (mono_ns() - t0) / 1e9);
+	}
 
 	record_run_start(&p, fingerprint, &ri, &host);
 	/* The run and its loads in one transaction: no reader sees one
