@@ -428,6 +428,154 @@ static void print_header(const struct cmp *c, const char *const *labels)
 	putchar('\n');
 }
 
+/* ---- every probe: its figure per run, side by side ---- */
+
+/* The probe's figure of a phase: its median, or a histogram probe's p99
+ * (what its Ratio in the report divides); NaN when the run has none. */
+static double probe_figure(const struct cmp_run *r, const char *phase, const char *probe)
+{
+	size_t at;
+	const struct report_phase *p = cmp_find_phase(r, phase, &at);
+
+	for (size_t k = 0; p != NULL && k < p->nprobe; k++) {
+		const struct report_probe *rp = &p->probe[k];
+
+		if (strcmp(rp->name, probe) == 0 && rp->ran)
+			return rp->histogram ? rp->p99 : rp->time.median;
+	}
+	return NAN;
+}
+
+/* The probes other than the job that any run had, in order of first sight,
+ * with whether each is a histogram probe. */
+static size_t other_probes(const struct cmp *c, char ***names, bool **hist)
+{
+	size_t n = 0;
+
+	*names = NULL;
+	*hist = NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct run_report *rep = &c->runs[i].rep;
+
+		for (size_t j = 0; j < rep->nphases; j++) {
+			for (size_t k = 0; k < rep->phases[j].nprobe; k++) {
+				const struct report_probe *rp = &rep->phases[j].probe[k];
+				size_t before = n;
+
+				if (strcmp(rp->type, "job") == 0)
+					continue;
+				add_name(names, &n, rp->name);
+				if (n > before) {
+					*hist = xreallocarray(*hist, n, sizeof **hist);
+					(*hist)[n - 1] = rp->histogram;
+				}
+			}
+		}
+	}
+	return n;
+}
+
+/* Each other probe's figure per phase in every run, and each run's change
+ * against the first: a side-by-side view, not a verdict (the job's time and
+ * the loads above carry the statistics). */
+static void print_probes(const struct cmp *c)
+{
+	char **names;
+	bool *hist;
+	size_t np = other_probes(c, &names, &hist);
+	char **head;
+	char *align;
+	struct table t;
+
+	if (np == 0)
+		return;
+	head = xcalloc(3 + 2 * c->n, sizeof *head);
+	align = xcalloc(3 + 2 * c->n + 1, 1);
+	head[0] = "Phase";
+	head[1] = "Probe";
+	head[2] = "Figure";
+	strcpy(align, "lll");
+	/* A and B for two runs, as the tables above; numbers for more */
+	for (size_t i = 0; i < c->n; i++) {
+		head[3 + i] = c->n == 2 ? xstrdup(i ? "B" : "A") : xasprintf("run %zu", i + 1);
+		strcat(align, "r");
+	}
+	for (size_t i = 1; i < c->n; i++) {
+		head[3 + c->n + i - 1] = c->n == 2 ? xstrdup("B vs A") : xasprintf("%zu vs 1", i + 1);
+		strcat(align, "r");
+	}
+	head[3 + 2 * c->n - 1] = NULL;
+	align[3 + 2 * c->n - 1] = '\0';
+	table_init(&t, (const char *const *)head, align);
+	for (size_t ph = 0; ph < c->nphases; ph++) {
+		for (size_t k = 0; k < np; k++) {
+			char **row = xcalloc(3 + 2 * c->n, sizeof *row);
+			double first = probe_figure(&c->runs[0], c->phases[ph], names[k]);
+			bool any = false;
+
+			row[0] = xstrdup(c->phases[ph]);
+			row[1] = xstrdup(names[k]);
+			row[2] = xstrdup(hist[k] ? "p99 ms" : "median ms");
+			for (size_t i = 0; i < c->n; i++) {
+				double v = probe_figure(&c->runs[i], c->phases[ph], names[k]);
+
+				any |= !isnan(v);
+				row[3 + i] = fmt_ms(v);
+				if (i > 0)
+					row[3 + c->n + i - 1] = fmt_pct(v / first);
+			}
+			if (any)
+				table_row(&t, row);
+			else
+				for (size_t i = 0; i < 3 + 2 * c->n - 1; i++)
+					free(row[i]);
+			free(row);
+		}
+	}
+	if (t.nrows > 1) {
+		printf("\nProbes (each run's median, a histogram probe's p99, over the phase's "
+		       "valid rounds; side by side, no verdict)\n");
+		table_print(&t, stdout);
+	}
+	table_free(&t);
+	for (size_t i = 3; i < 3 + 2 * c->n - 1; i++)
+		free(head[i]);
+	free(head);
+	free(align);
+	for (size_t k = 0; k < np; k++)
+		free(names[k]);
+	free(names);
+	free(hist);
+}
+
+static json_t *probes_json(const struct cmp *c)
+{
+	json_t *a = json_array();
+	char **names;
+	bool *hist;
+	size_t np = other_probes(c, &names, &hist);
+
+	for (size_t ph = 0; ph < c->nphases; ph++) {
+		for (size_t k = 0; k < np; k++) {
+			json_t *o = json_object(), *v = json_array();
+
+			for (size_t i = 0; i < c->n; i++)
+				json_array_append_new(v, json_real_or_null(
+					probe_figure(&c->runs[i], c->phases[ph], names[k])));
+			json_set(o, "phase", json_text(c->phases[ph]));
+			json_set(o, "probe", json_text(names[k]));
+			json_set(o, "figure", json_string(hist[k] ? "p99_ms" : "median_ms"));
+			json_set(o, "values", v);
+			json_array_append_new(a, o);
+		}
+	}
+	for (size_t k = 0; k < np; k++)
+		free(names[k]);
+	free(names);
+	free(hist);
+	return a;
+}
+
 static void print_two(const struct cmp *c)
 {
 	static const char *const labels[] = { "A", "B" };
@@ -435,6 +583,7 @@ static void print_two(const struct cmp *c)
 	print_header(c, labels);
 	print_times(c);
 	print_loads(c);
+	print_probes(c);
 	print_only(c, 0, "A");
 	print_only(c, 1, "B");
 }
@@ -596,6 +745,7 @@ static void print_many(const struct cmp *c)
 	printf("\nSummary (runs by number; '=' joins runs that share a rank)\n");
 	table_print(&summary, stdout);
 	table_free(&summary);
+	print_probes(c);
 	for (i = 0; i < c->n; i++)
 		free(labels[i]);
 	free(labels);
@@ -706,6 +856,7 @@ static json_t *build_json(const struct cmp *c)
 	json_set(root, "threshold", json_real(c->opts.threshold));
 	json_set(root, "resamples", json_integer(c->opts.resamples));
 	json_set(root, "phases", phases);
+	json_set(root, "probes", probes_json(c));
 	return root;
 }
 
