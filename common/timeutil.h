@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define NSEC_PER_USEC 1000LL
 #define NSEC_PER_MSEC 1000000LL
 #define NSEC_PER_SEC 1000000000LL
 

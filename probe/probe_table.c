@@ -13,6 +13,9 @@ extern const struct probe_ops probe_wakeup_ops;
 extern const struct probe_ops probe_fsync_ops;
 extern const struct probe_ops probe_launch_ops;
 extern const struct probe_ops probe_fault_ops;
+extern const struct probe_ops probe_spawn_ops;
+extern const struct probe_ops probe_ctxswitch_ops;
+extern const struct probe_ops probe_switchcost_ops;
 
 const struct probe_ops *const probe_table[] = {
 	&probe_job_ops,
@@ -20,6 +23,9 @@ const struct probe_ops *const probe_table[] = {
 	&probe_fsync_ops,
 	&probe_launch_ops,
 	&probe_fault_ops,
+	&probe_spawn_ops,
+	&probe_ctxswitch_ops,
+	&probe_switchcost_ops,
 	NULL,
 };
 

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The ctxswitch probe: lmbench's lat_ctx (mode = process) and the threads
+ * study's lat_thread_ctx (mode = thread). `members` processes or threads
+ * form a ring of pipes and pass one token around it; each member passes over
+ * `size` bytes of its own memory before passing the token on, as a real
+ * program would touch its working set after being switched in. The prober's
+ * thread is member 0 and times `passes` trips around the ring.
+ *
+ * A hop costs a context switch plus a pipe write + read and a pass over the
+ * memory. As lat_ctx does, the probe times those two in one thread with no
+ * switch (the same number of hops, through one pipe, over every member's
+ * memory in turn) and subtracts them: the figure is us per switch, net. The
+ * members are made before the clock starts and ended after it stops. */
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctx_overhead.h"
+#include "parse.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+#define CTX_MAX_MEMBERS 1024
+#define CTX_MAX_MEMORY (256LL << 20) /* members x size, all told */
+
+static const char *const ctx_modes[] = { "process", "thread", NULL };
+
+struct ctx_config {
+	int64_t every_ms;
+	int mode;           /* 0 process, 1 thread */
+	long members;
+	struct size_spec size;
+	long passes;
+};
+
+static const struct option_def ctx_options[] = {
+	{ "every", OPT_DURATION, offsetof(struct ctx_config, every_ms), "1s", 10, 3600000, NULL,
+	  NULL, "one sample per slot of this length; missed slots are counted" },
+	{ "mode", OPT_ENUM, offsetof(struct ctx_config, mode), "process", 0, 0, ctx_modes, NULL,
+	  "process: lmbench's lat_ctx; thread: lat_thread_ctx, the same ring of threads" },
+	{ "members", OPT_INT, offsetof(struct ctx_config, members), "2", 2, CTX_MAX_MEMBERS,
+	  NULL, NULL, "processes or threads in the ring (the prober's thread is one of them)" },
+	{ "size", OPT_SIZE, offsetof(struct ctx_config, size), "0", 0, 64LL << 20, NULL, NULL,
+	  "bytes of its own memory each member passes over between switches" },
+	{ "passes", OPT_INT, offsetof(struct ctx_config, passes), "200", 1, 1000000, NULL, NULL,
+	  "trips of the token around the ring per sample" },
+	{ NULL },
+};
+
+struct ctx_state {
+	int mode;
+	long members;
+	size_t size;
+	long passes;
+	int64_t every_ms;
+	char **memory;       /* one buffer per member, made before any fork */
+};
+
+struct ctx_member {
+	int in, out;         /* read the token from in, write it to out */
+	char *memory;
+	size_t size;
+};
+
+/* Reads every cache line of the member's memory, as lat_ctx's sumit(). */
+static unsigned long touch(const char *mem, size_t size)
+{
+	unsigned long sum = 0;
+
+	for (size_t i = 0; i < size; i += 64)
+		sum += (unsigned char)mem[i];
+	return sum;
+}
+
+#define CTX_TOKEN 't'
+#define CTX_QUIT 'q'    /* passed on once, then the member ends */
+
+/* A member's life: token in, memory pass, token out, until the quit token
+ * (or a broken pipe). Uses only read, write and plain memory, so it is safe
+ * in a forked child of a threaded process. A thread blocked in read() is
+ * not woken by another thread's close(), hence the quit token. */
+static void member_loop(const struct ctx_member *m)
+{
+	volatile unsigned long sink = 0;
+	char token;
+
+	while (read(m->in, &token, 1) == 1) {
+		if (token == CTX_QUIT) {
+			(void)!write(m->out, &token, 1);
+			break;
+		}
+		sink += touch(m->memory, m->size);
+		if (write(m->out, &token, 1) != 1)
+			break;
+	}
+	(void)sink;
+}
+
+static void *member_thread(void *arg)
+{
+	member_loop(arg);
+	return NULL;
+}
+
+struct ctx_ring {
+	long n;
+	int (*pipes)[2];     /* pipes[i]: member i reads pipes[i][0]; i-1 writes pipes[i][1] */
+	pid_t *pids;
+	pthread_t *tids;
+	struct ctx_member *members;
+	long started;
+};
+
+static void ring_close_pipes(struct ctx_ring *r)
+{
+	for (long i = 0; i < r->n; i++)
+		for (int e = 0; e < 2; e++)
+			if (r->pipes[i][e] >= 0) {
+				close(r->pipes[i][e]);
+				r->pipes[i][e] = -1;
+			}
+}
+
+/* The quit token goes round once and ends every member that started (the
+ * last one's copy stays unread in a pipe); then they are reaped and the
+ * pipes closed. */
+static void ring_end(struct ctx_ring *r, int mode)
+{
+	char quit = CTX_QUIT;
+
+	if (r->started > 1)
+		(void)!write(r->members[0].out, &quit, 1);
+	for (long i = 1; i < r->started; i++) {
+		if (mode == 0) {
+			while (waitpid(r->pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		} else {
+			pthread_join(r->tids[i], NULL);
+		}
+	}
+	ring_close_pipes(r);
+	free(r->pipes);
+	free(r->pids);
+	free(r->tids);
+	free(r->members);
+}
+
+static int ring_start(struct ctx_ring *r, const struct ctx_state *st, char **err)
+{
+	long n = st->members;
+
+	*r = (struct ctx_ring){ .n = n, .started = 1 };
+	r->pipes = xcalloc((size_t)n, sizeof *r->pipes);
+	r->pids = xcalloc((size_t)n, sizeof *r->pids);
+	r->tids = xcalloc((size_t)n, sizeof *r->tids);
+	r->members = xcalloc((size_t)n, sizeof *r->members);
+	for (long i = 0; i < n; i++)
+		r->pipes[i][0] = r->pipes[i][1] = -1;
+	for (long i = 0; i < n; i++)
+		if (pipe2(r->pipes[i], O_CLOEXEC) < 0) {
+			*err = xasprintf("cannot make the ring's pipes: %s", strerror(errno));
+			return -1;
+		}
+	for (long i = 0; i < n; i++)
+		r->members[i] = (struct ctx_member){ .in = r->pipes[i][0],
+						     .out = r->pipes[(i + 1) % n][1],
+						     .memory = st->memory[i],
+						     .size = st->size };
+	for (long i = 1; i < n; i++, r->started++) {
+		if (st->mode == 0) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				*err = xasprintf("fork of ring member %ld: %s", i, strerror(errno));
+				return -1;
+			}
+			if (pid == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				/* only its own two ends stay open, so the ring ends on EOF */
+				for (long j = 0; j < n; j++) {
+					if (r->pipes[j][0] != r->members[i].in)
+						close(r->pipes[j][0]);
+					if (r->pipes[j][1] != r->members[i].out)
+						close(r->pipes[j][1]);
+				}
+				member_loop(&r->members[i]);
+				_exit(0);
+			}
+			r->pids[i] = pid;
+		} else {
+			int rc = pthread_create(&r->tids[i], NULL, member_thread, &r->members[i]);
+
+			if (rc != 0) {
+				*err = xasprintf("cannot start ring member %ld: %s", i, strerror(rc));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Member 0's part: `passes` trips of the token. -1 if the ring broke. */
+static int ring_passes(const struct ctx_ring *r, long passes)
+{
+	const struct ctx_member *m = &r->members[0];
+	volatile unsigned long sink = 0;
+	char token = CTX_TOKEN;
+
+	for (long p = 0; p < passes; p++) {
+		sink += touch(m->memory, m->size);
+		if (write(m->out, &token, 1) != 1 || read(m->in, &token, 1) != 1)
+			return -1;
+	}
+	(void)sink;
+	return 0;
+}
+
+/* The same hops' pipe transfers and memory passes, in this thread alone. */
+static int64_t overhead_ns(const struct ctx_state *st, long hops)
+{
+	volatile unsigned long sink = 0;
+	int p[2];
+	char token = CTX_TOKEN;
+	int64_t t0, t1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 0;
+	t0 = mono_ns();
+	for (long h = 0; h < hops; h++) {
+		sink += touch(st->memory[h % st->members], st->size);
+		if (write(p[1], &token, 1) != 1 || read(p[0], &token, 1) != 1)
+			break;
+	}
+	t1 = mono_ns();
+	close(p[0]);
+	close(p[1]);
+	(void)sink;
+	return t1 - t0;
+}
+
+static int ctx_measure(void *state, const struct probe_window *w, int stop_fd,
+		       struct sample *s, char **err)
+{
+	struct ctx_state *st = state;
+	struct ctx_ring ring;
+	long hops = st->passes * st->members;
+	int64_t t0 = 0, t1 = 0, over;
+	int rc;
+
+	s->started_at = wall_now();
+	rc = ring_start(&ring, st, err);
+	if (rc == 0)
+		rc = ring_passes(&ring, 1); /* warm: every member has run once */
+	if (rc == 0) {
+		t0 = mono_ns();
+		rc = ring_passes(&ring, st->passes);
+		t1 = mono_ns();
+		if (rc < 0)
+			*err = xasprintf("the ring broke: a member died");
+	}
+	ring_end(&ring, st->mode);
+	if (rc < 0) {
+		s->failed = true;
+		s->exit_code = 1;
+		return -1;
+	}
+	over = overhead_ns(st, hops);
+	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
+	s->value = ctx_switch_us((double)(t1 - t0), (double)over, hops);
+	return 0;
+}
+
+static void ctx_close(void *state)
+{
+	struct ctx_state *st = state;
+
+	for (long i = 0; st->memory != NULL && i < st->members; i++)
+		free(st->memory[i]);
+	free(st->memory);
+	free(st);
+}
+
+static void *ctx_open(const void *config, const struct probe_env *env, char **err)
+{
+	const struct ctx_config *cfg = config;
+	struct ctx_state *st = xcalloc(1, sizeof *st);
+
+	st->mode = cfg->mode;
+	st->members = cfg->members;
+	st->size = (size_t)size_resolve(&cfg->size, 0, 0);
+	st->passes = cfg->passes;
+	st->every_ms = cfg->every_ms;
+	if ((long long)st->size * st->members > CTX_MAX_MEMORY) {
+		*err = xasprintf("members x size is over %lld MiB: a ring that large measures "
+				 "memory, not switches",
+				 CTX_MAX_MEMORY >> 20);
+		free(st);
+		return NULL;
+	}
+	st->memory = xcalloc((size_t)st->members, sizeof *st->memory);
+	for (long i = 0; i < st->members; i++) {
+		st->memory[i] = xmalloc(st->size + 1);
+		memset(st->memory[i], (int)i, st->size + 1);
+	}
+	return st;
+}
+
+static void ctx_run(void *state, struct probe_ctx *c, const struct probe_window *w)
+{
+	struct ctx_state *st = state;
+
+	probe_run_slots(c, w, st->every_ms, ctx_measure, st);
+}
+
+static void ctx_describe(const void *config, char *buf, size_t len)
+{
+	const struct ctx_config *cfg = config;
+	char size[32], every[32];
+
+	size_format(&cfg->size, size, sizeof size);
+	format_ms(cfg->every_ms, every, sizeof every);
+	snprintf(buf, len,
+		 "a ring of %ld %ss passing a token %ld times around, %s of memory each, every "
+		 "%s; pipe and memory overhead subtracted",
+		 cfg->members, ctx_modes[cfg->mode], cfg->passes, size, every);
+}
+
+const struct probe_ops probe_ctxswitch_ops = {
+	.version = PROBE_OPS_VERSION,
+	.name = "ctxswitch",
+	.summary = "lmbench's lat_ctx: a ring of processes or threads passing a token through "
+		   "pipes, each touching its memory; us per switch, overhead subtracted",
+	.options = ctx_options,
+	.config_size = sizeof(struct ctx_config),
+	.units = "us",
+	.open = ctx_open,
+	.run = ctx_run,
+	.close = ctx_close,
+	.describe = ctx_describe,
+};

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The primitive probes (spawn, ctxswitch, switchcost) run in a tiny profile,
+# store a figure for every sample, and the figures are ordered as physics
+# demands: a fork costs more than a thread, a strictly alternating count
+# more per increment than one thread counting alone, and a ring's switch
+# costs something.
+source "$(dirname "$0")/lib.sh"
+
+prof=$(profile prims <<'EOF2'
+[run]
+settle = 0s
+[probe]
+every = 1s
+tree = depth=1 fanout=2 files=2
+[probe thread]
+type = spawn
+mode = thread
+count = 20
+every = 250ms
+[probe fork]
+type = spawn
+mode = fork
+count = 5
+every = 250ms
+[probe exec]
+type = spawn
+mode = exec
+count = 5
+every = 250ms
+[probe ring]
+type = ctxswitch
+members = 3
+passes = 50
+every = 250ms
+[probe threadring]
+type = ctxswitch
+mode = thread
+members = 3
+size = 16K
+passes = 50
+every = 250ms
+[probe one]
+type = switchcost
+mode = one
+count = 200000
+every = 250ms
+[probe alternate]
+type = switchcost
+count = 500
+every = 250ms
+[probe locked]
+type = switchcost
+mode = locked
+threads = 3
+count = 20000
+every = 250ms
+[phase none]
+duration = 3s
+EOF2
+)
+run_loadd --profile "$prof" >"$T/out" 2>&1 || fail "loadd failed: $(cat "$T/out")"
+
+median() {
+	sql "select value from samples s join probes p on p.id = s.probe_id
+	     where p.name = '$1' and s.failed = 0 order by value
+	     limit 1 offset (select count(*) / 2 from samples s join probes p on p.id = s.probe_id
+			     where p.name = '$1' and s.failed = 0)"
+}
+for p in thread fork exec ring threadring one alternate locked; do
+	n=$(sql "select count(*) from samples s join probes p on p.id = s.probe_id
+		 where p.name = '$p' and s.failed = 0 and s.value > 0")
+	(( n >= 1 )) || fail "probe $p stored no positive figure: $(sql "select * from events")"
+	bad=$(sql "select count(*) from samples s join probes p on p.id = s.probe_id
+		   where p.name = '$p' and (s.failed != 0 or s.value is null or s.value < 0)")
+	[[ $bad == 0 ]] || fail "probe $p has $bad failed or empty samples: $(sql "select * from events")"
+done
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+ge "$(median fork)" "$(median thread)" || fail "fork ($(median fork) us) cheaper than a thread ($(median thread) us)"
+ge "$(median alternate)" "$(median one)" ||
+	fail "alternating ($(median alternate) ns) cheaper per increment than one thread ($(median one) ns)"
+# Every alternating increment is a hand-off: the threads' own counters show
+# at least one voluntary switch per ten increments.
+sw=$(sql "select min(s.nvcsw) from samples s join probes p on p.id = s.probe_id where p.name = 'alternate'")
+(( sw >= 50 )) || fail "alternating threads switched only $sw times for 500 increments"
+[[ $(sql "select units from probes where name = 'alternate'") == ns ]] || fail "switchcost's units are not ns"
+"$LOADCTL" --db "$DB" report >"$T/report" || fail "report failed"
+grep -q "threadring *ctxswitch" "$T/report" || fail "the report has no ctxswitch row: $(cat "$T/report")"
+echo "ok: thread $(median thread) us, fork $(median fork) us, exec $(median exec) us," \
+	"switch $(median ring) us, one $(median one) ns, alternate $(median alternate) ns"
