@@ -14,6 +14,7 @@
 #ifndef LOADD_RECORDS_H
 #define LOADD_RECORDS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,13 @@ struct sample {
 	double value;         /* the probe's figure in its units (the time, for every kind so far) */
 	int variant;          /* which of the probe's threads, 0 for most */
 };
+
+/* A sample's figure in its probe's units: `value`, or the time for rows
+ * recorded before samples had values (the job's, in ms). */
+static inline double sample_figure(const struct sample *s)
+{
+	return isnan(s->value) ? s->wall_ms : s->value;
+}
 
 /* A [probe NAME] of a run: its kind and the units of its figures. */
 struct probe_info {

@@ -243,8 +243,8 @@ static int add_probes(struct db *db, const struct phase_row *ph, struct report_p
 			rp->missed += s[i].missed;
 			if (s[i].failed)
 				rp->failed++;
-			else if (!isnan(s[i].wall_ms))
-				dvec_push(&pa->values, s[i].wall_ms);
+			else if (!isnan(sample_figure(&s[i])))
+				dvec_push(&pa->values, sample_figure(&s[i]));
 		}
 		free(s);
 	}
@@ -505,6 +505,9 @@ static void init_probes(struct report_phase *p, struct phase_acc *acc,
 	for (size_t k = 0; k < nprobes; k++) {
 		p->probe[k].name = xstrdup(probes[k].name);
 		p->probe[k].type = xstrdup(probes[k].type);
+		/* histograms are printed in ms whatever they store */
+		p->probe[k].units = xstrdup(probes[k].histogram || probes[k].units == NULL ?
+						    "ms" : probes[k].units);
 		p->probe[k].histogram = probes[k].histogram;
 		if (probes[k].histogram)
 			acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
@@ -636,6 +639,7 @@ void report_free(struct run_report *rep)
 		for (j = 0; j < p->nprobe; j++) {
 			free(p->probe[j].name);
 			free(p->probe[j].type);
+			free(p->probe[j].units);
 		}
 		free(p->probe);
 		free(p->load);
@@ -868,19 +872,19 @@ static char *fmt_over(const struct report_probe *rp, uint64_t n)
 static void print_probes(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
-		"Phase", "Probe", "Type", "n", "median", "p95", "p99", "p99.9", "max", ">1ms",
+		"Phase", "Probe", "Type", "Unit", "n", "median", "p95", "p99", "p99.9", "max", ">1ms",
 		">16.7ms", ">100ms", "Ratio", "missed", "failed",
 	};
 	enum { NCOLS = sizeof head / sizeof head[0] };
-	static const char align[] = "lllrrrrrrrrrrrr";
+	static const char align[] = "llllrrrrrrrrrrrr";
 	_Static_assert(sizeof align - 1 == NCOLS, "one alignment per column");
 	struct table t;
 
 	if (rep->nprobes < 2 && (rep->nprobes == 0 || rep->nphases == 0 ||
 				 strcmp(rep->phases[0].probe[0].type, "job") == 0))
 		return;
-	fprintf(out, "\nProbes (valid rounds; times in ms; a histogram probe's median is its "
-		     "p50)\n");
+	fprintf(out, "\nProbes (valid rounds; each in its Unit; a histogram probe's median is "
+		     "its p50)\n");
 	table_init(&t, head, align);
 	for (size_t i = 0; i < rep->nphases; i++) {
 		const struct report_phase *p = &rep->phases[i];
@@ -896,27 +900,28 @@ static void print_probes(const struct run_report *rep, FILE *out)
 			c[0] = xstrdup(first ? p->name : "");
 			c[1] = xstrdup(rp->name);
 			c[2] = xstrdup(rp->type);
+			c[3] = xstrdup(rp->units);
 			if (rp->histogram) {
-				c[3] = xasprintf("%llu", (unsigned long long)rp->count);
-				c[4] = fmt_ms(rp->p50);
-				c[5] = xstrdup("-");
-				c[6] = fmt_ms(rp->p99);
-				c[7] = fmt_ms(rp->p999);
-				c[8] = fmt_ms(rp->max);
+				c[4] = xasprintf("%llu", (unsigned long long)rp->count);
+				c[5] = fmt_ms(rp->p50);
+				c[6] = xstrdup("-");
+				c[7] = fmt_ms(rp->p99);
+				c[8] = fmt_ms(rp->p999);
+				c[9] = fmt_ms(rp->max);
 			} else {
-				c[3] = xasprintf("%zu", s->n);
-				c[4] = fmt_ms(s->median);
-				c[5] = fmt_ms(s->p95);
-				c[6] = fmt_ms(s->p99);
-				c[7] = xstrdup("-");
-				c[8] = fmt_ms(s->max);
+				c[4] = xasprintf("%zu", s->n);
+				c[5] = fmt_ms(s->median);
+				c[6] = fmt_ms(s->p95);
+				c[7] = fmt_ms(s->p99);
+				c[8] = xstrdup("-");
+				c[9] = fmt_ms(s->max);
 			}
-			c[9] = fmt_over(rp, rp->over_1ms);
-			c[10] = fmt_over(rp, rp->over_16ms);
-			c[11] = fmt_over(rp, rp->over_100ms);
-			c[12] = fmt_fixed(rp->ratio, 2);
-			c[13] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed);
-			c[14] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed);
+			c[10] = fmt_over(rp, rp->over_1ms);
+			c[11] = fmt_over(rp, rp->over_16ms);
+			c[12] = fmt_over(rp, rp->over_100ms);
+			c[13] = fmt_fixed(rp->ratio, 2);
+			c[14] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed);
+			c[15] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed);
 			table_row(&t, c);
 			first = false;
 		}

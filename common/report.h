@@ -44,6 +44,7 @@ struct report_load {
 struct report_probe {
 	char *name;
 	char *type;
+	char *units;         /* of the figures as printed: a histogram's in ms */
 	bool histogram;
 	bool ran;            /* some valid round has a figure of it */
 	struct summary time; /* sample probes */

@@ -15,16 +15,27 @@ static void fmt_time(char *buf, size_t len, double ms)
 		fmt_ms(buf, len, ms);
 }
 
+/* A figure in a probe's own units (us, ns: the primitive probes). */
+static void fmt_figure(char *buf, size_t len, double v, const char *units)
+{
+	if (strcmp(units, "ms") == 0)
+		fmt_time(buf, len, v);
+	else if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f %s", v < 100 ? 2 : 1, v, units);
+}
+
 /* Another probe: its figures over the phase, then its history (each
- * operation's time, or each second's p99 for a histogram probe). */
+ * operation's figure, or each second's p99 for a histogram probe). */
 static void probe_line(struct text *t, const struct probe_line *pl)
 {
 	char last[32], p50[32], p99[32], max[32];
 
-	fmt_time(last, sizeof last, pl->last_ms);
-	fmt_time(p50, sizeof p50, pl->p50);
-	fmt_time(p99, sizeof p99, pl->p99);
-	fmt_time(max, sizeof max, pl->max);
+	fmt_figure(last, sizeof last, pl->last_ms, pl->units);
+	fmt_figure(p50, sizeof p50, pl->p50, pl->units);
+	fmt_figure(p99, sizeof p99, pl->p99, pl->units);
+	fmt_figure(max, sizeof max, pl->max, pl->units);
 	text_line(t);
 	text_addf(t, TC_TITLE, "%s", pl->name);
 	if (strcmp(pl->name, pl->type) != 0)

@@ -118,6 +118,7 @@ void snapshot_free(struct snapshot *s)
 	for (size_t i = 0; i < s->nprobes; i++) {
 		free(s->probes[i].name);
 		free(s->probes[i].type);
+		free(s->probes[i].units);
 	}
 	free(s->probes);
 	db_events_free(s->events, s->nevents);
@@ -424,6 +425,7 @@ static int probe_line_read(struct source *src, int64_t phase_id, const struct pr
 
 	pl->name = xstrdup(pi->name);
 	pl->type = xstrdup(pi->type);
+	pl->units = xstrdup(pi->histogram || pi->units == NULL ? "ms" : pi->units);
 	pl->histogram = pi->histogram;
 	pl->last_ms = pl->p50 = pl->p99 = pl->max = NAN;
 	if (pi->histogram) {
@@ -449,13 +451,13 @@ static int probe_line_read(struct source *src, int64_t phase_id, const struct pr
 		if (rows[i].failed)
 			pl->failed++;
 		else
-			v[pl->n++] = rows[i].wall_ms;
+			v[pl->n++] = sample_figure(&rows[i]);
 	}
 	if (n > 0)
-		pl->last_ms = rows[n - 1].failed ? NAN : rows[n - 1].wall_ms;
+		pl->last_ms = rows[n - 1].failed ? NAN : sample_figure(&rows[n - 1]);
 	first = n > RECENT_MAX ? n - RECENT_MAX : 0;
 	for (size_t i = first; i < n; i++) {
-		pl->recent[pl->nrecent] = rows[i].wall_ms;
+		pl->recent[pl->nrecent] = sample_figure(&rows[i]);
 		pl->recent_failed[pl->nrecent++] = rows[i].failed;
 	}
 	if (pl->n > 0) {

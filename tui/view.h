@@ -107,6 +107,7 @@ struct hist;
 struct probe_line {
 	char *name;
 	char *type;
+	char *units;         /* of the figures below: ms for histograms and the job */
 	bool histogram;
 	size_t n;            /* operations, or wake-ups */
 	size_t failed;

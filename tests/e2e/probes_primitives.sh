@@ -84,6 +84,6 @@ sw=$(sql "select min(s.nvcsw) from samples s join probes p on p.id = s.probe_id 
 (( sw >= 50 )) || fail "alternating threads switched only $sw times for 500 increments"
 [[ $(sql "select units from probes where name = 'alternate'") == ns ]] || fail "switchcost's units are not ns"
 "$LOADCTL" --db "$DB" report >"$T/report" || fail "report failed"
-grep -q "threadring *ctxswitch" "$T/report" || fail "the report has no ctxswitch row: $(cat "$T/report")"
+grep -Eq "^ +threadring +ctxswitch +us +[0-9]+ " "$T/report" && grep -Eq "^ +alternate +switchcost +ns " "$T/report" || fail "the report has no ctxswitch row: $(cat "$T/report")"
 echo "ok: thread $(median thread) us, fork $(median fork) us, exec $(median exec) us," \
 	"switch $(median ring) us, one $(median one) ns, alternate $(median alternate) ns"
