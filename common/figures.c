@@ -31,7 +31,7 @@ const struct figure_def figure_defs[FIGURE_COUNT] = {
 			      "The whole run: each probe's times (a histogram probe's p99 of "
 			      "each second), pressure stall (PSI some) and each load's cycles "
 			      "per second in its own unit, on one time axis; phases are the "
-			      "bands (blue: the baseline, red: invalid).",
+			      "bands (blue: the baseline, yellow: weak, red: invalid).",
 			      1000, 760 },
 };
 
@@ -61,6 +61,7 @@ struct fig_phase {
 	struct hist *hist;   /* histogram probes; NULL otherwise */
 	bool baseline;
 	bool invalid;
+	bool weak;           /* a load fell short: the tick says so */
 };
 
 /* One probe of the run, with a row per phase name (rf->nphases of them). */
@@ -75,7 +76,7 @@ struct fig_probe {
 struct fig_band {
 	char *label;
 	double start, end;
-	bool baseline, invalid;
+	bool baseline, invalid, weak;
 };
 
 /* A sample on the timeline: a job's time, or a histogram probe's p99 of
@@ -237,6 +238,7 @@ static int add_band(struct run_figures *rf, struct db *db, const struct phase_ro
 	b->end = ph->ended_at > 0 ? ph->ended_at : last;
 	b->baseline = rep->baseline != NULL && strcmp(ph->name, rep->baseline) == 0;
 	b->invalid = !ph->valid;
+	b->weak = ph->weak != NULL && ph->weak[0] != '\0';
 	return 0;
 }
 
@@ -309,6 +311,7 @@ static int add_probe(struct run_figures *rf, struct db *db, const struct run_rep
 		struct fig_phase *f = &pr->phases[i];
 
 		f->label = xstrdup(p->name);
+		f->weak = p->weak[0] != '\0';
 		f->baseline = p->name == rep->baseline;
 		f->invalid = p->valid_rounds == 0;
 		if (load_phase(db, pr, p, f) < 0)
@@ -400,6 +403,16 @@ static void put_label(FILE *f, const char *s)
 
 	fprintf(f, "'%s'", safe);
 	free(safe);
+}
+
+/* A phase's tick label, marked when its figures prove little. */
+static void put_tick(FILE *f, const struct fig_phase *p)
+{
+	char *label = xasprintf("%s%s", p->label,
+				p->invalid ? " (invalid)" : p->weak ? " (weak)" : "");
+
+	put_label(f, label);
+	free(label);
 }
 
 static void script_begin(FILE *f, const char *probe, const char *title)
@@ -532,7 +545,7 @@ static int script_distribution(const struct run_figures *rf, const struct fig_pr
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", rf->nphases);
 	for (i = 0; i < rf->nphases; i++) {
 		fputs(i ? ", " : "", f);
-		put_label(f, pr->phases[i].label);
+		put_tick(f, &pr->phases[i]);
 		fprintf(f, " %zu", i + 1);
 	}
 	fputs(") rotate by -30 left\n", f);
@@ -670,8 +683,11 @@ static void timeline_bands(const struct run_figures *rf, FILE *f)
 {
 	for (size_t i = 0; i < rf->nbands; i++) {
 		const struct fig_band *b = &rf->bands[i];
-		const char *c = b->invalid ? "#f4b6b6" : b->baseline ? "#cfe0f3" : i % 2 ? "#eeeeee"
-											 : "#e2e2e2";
+		const char *c = b->invalid    ? "#f4b6b6"
+				: b->weak     ? "#fbe7b0"
+				: b->baseline ? "#cfe0f3"
+				: i % 2	      ? "#eeeeee"
+					      : "#e2e2e2";
 
 		fprintf(f, "set object %zu rect from first ", i + 1);
 		put_num(f, b->start - rf->t0);

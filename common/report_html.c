@@ -104,7 +104,7 @@ static const char *phase_class(const struct run_report *rep, const struct report
 	if (strncmp(p->note, "INVALID", 7) == 0)
 		return "invalid";
 	/* a load that fell short of what it should have done */
-	if (strcasestr(p->note, "weak") != NULL)
+	if (p->weak[0] != '\0')
 		return "weak";
 	if (p->name == rep->baseline)
 		return "baseline";

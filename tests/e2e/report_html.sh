@@ -40,6 +40,7 @@ run_loadd --profile "$tiny" >/dev/null 2>"$T/loadd.err" || fail "loadd failed: $
 sql "UPDATE runs SET host = '<script>alert(1)</script>', profile_name = '<img src=x onerror=alert(2)>';
      UPDATE phases SET name = 'cpu\"><b>bold</b>' WHERE name = 'cpu';
      UPDATE phases SET valid = 0, invalid_reason = '<i>a load died</i>' WHERE name = 'again';
+     UPDATE phases SET weak = '<u>cpu</u> 40% busy' WHERE name LIKE 'cpu%';
      INSERT INTO events (run_id, t, kind, message)
        SELECT id, started_at, 'error', '<iframe src=\"http://127.0.0.1:9/\"></iframe>' FROM runs;"
 jobs=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
@@ -56,6 +57,8 @@ cmp -s "$T/r.html" "$T/stdout.html" || fail "the page to stdout differs from the
 grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/r.html" || fail "host not escaped"
 grep -qF '<tr class="invalid"><td class="l">again</td>' "$T/r.html" || fail "invalid phase not marked"
 grep -qF 'INVALID: &lt;i&gt;a load died&lt;/i&gt;' "$T/r.html" || fail "invalid reason not shown as text"
+grep -qF '<tr class="weak"><td class="l">cpu&quot;&gt;' "$T/r.html" || fail "weak phase not marked"
+grep -qF 'WEAK: &lt;u&gt;cpu&lt;/u&gt; 40% busy' "$T/r.html" || fail "weak reason not shown as text"
 # Without gnuplot the page keeps its tables and says why a figure is missing.
 GNUPLOT=/nonexistent/gnuplot "$LOADCTL" --db "$DB" report --html "$T/nogp.html" 2>"$T/err" ||
 	fail "report --html without gnuplot failed"
