@@ -16,6 +16,7 @@ extern const struct probe_ops probe_fault_ops;
 extern const struct probe_ops probe_spawn_ops;
 extern const struct probe_ops probe_ctxswitch_ops;
 extern const struct probe_ops probe_switchcost_ops;
+extern const struct probe_ops probe_ipclat_ops;
 
 const struct probe_ops *const probe_table[] = {
 	&probe_job_ops,
@@ -26,6 +27,7 @@ const struct probe_ops *const probe_table[] = {
 	&probe_spawn_ops,
 	&probe_ctxswitch_ops,
 	&probe_switchcost_ops,
+	&probe_ipclat_ops,
 	NULL,
 };
 

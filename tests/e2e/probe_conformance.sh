@@ -20,6 +20,7 @@ declare -A keys=(
 	[spawn]=$'every = 200ms\ncount = 5'
 	[ctxswitch]=$'every = 200ms\npasses = 20'
 	[switchcost]=$'every = 200ms\ncount = 200'
+	[ipclat]=$'every = 200ms\ncount = 50'
 )
 
 for kind in "${kinds[@]}"; do
