@@ -24,7 +24,7 @@ for v in "${vias[@]}" big; do
 	(( n >= 100 )) || fail "$v: only $n round trips stored: $(sql "select * from events")"
 done
 p50() {
-	"$LOADCTL" --db "$DB" report | awk -v p="$1" '$1 == p && $2 == "ipclat" { print $4 } $2 == p && $3 == "ipclat" { print $5 }'
+	"$LOADCTL" --db "$DB" report | awk -v p="$1" '$1 == p && $2 == "ipclat" { print $5 } $2 == p && $3 == "ipclat" { print $6 }'
 }
 small=$(p50 unix-stream) big=$(p50 big)
 [[ -n $small && -n $big ]] || fail "the report lacks the ipclat rows: $("$LOADCTL" --db "$DB" report)"
