@@ -543,6 +543,7 @@ int main(int argc, char **argv)
 	struct run_options ro = {
 		.profile = &p, .db = db, .run_id = run_id, .workdir = workdir, .tree_path = tree_path,
 		.api = &api_socket, .pending_signal = &stop_signal,
+		.reserve_path = reserve_path,
 	};
 	enum run_result result = run_execute(&ro, &signo);
 	static const char *const result_status[] = {

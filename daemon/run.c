@@ -529,6 +529,11 @@ out:
 		if (r.probers[i] != NULL)
 			prober_stop(r.probers[i]);
 	drain_records(r.sample_pipe[0]);
+	/* A full disk: give back the space kept for this, so the phase's end
+	 * and the run's are still written. */
+	if (db_disk_full(ro->db) && ro->reserve_path != NULL && unlink(ro->reserve_path) == 0)
+		log_warn("the disk under the database is full: released the space kept back to "
+			 "record the run's end");
 	if (r.phase_id != 0)
 		phase_end(&r, true);
 	supervisor_stop_all(r.sv);

@@ -22,6 +22,8 @@ struct run_options {
 	/* A stop signal caught before the loop took over (0: none): the run
 	 * ends as aborted at once. */
 	const volatile sig_atomic_t *pending_signal;
+	/* Space kept back beside the database, removed when the disk fills. */
+	const char *reserve_path;
 };
 
 enum run_result {

@@ -35,6 +35,7 @@ grep -q "disk under the database is full" "$T/loadd.err" || fail "no message: $(
 [[ $(sql "select status from runs") == failed ]] ||
 	fail "the run is '$(sql "select status from runs")', not failed"
 [[ -n $(sql "select ended_at from runs") ]] || fail "the run has no end time"
+[[ $(sql "select count(*) from phases where ended_at is null") == 0 ]] || fail "a phase has no end time"
 sql "select message from events" | grep -q "disk under the database is full" ||
 	fail "no event gives the reason: $(sql "select kind, message from events")"
 [[ ! -e "$SOCK" && ! -e "$T/loadd.pid" ]] || fail "the socket or pid file was left"
