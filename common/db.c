@@ -15,6 +15,7 @@
 #include "log.h"
 #include "paths.h"
 #include "trust.h"
+#include "uuid.h"
 #include "xalloc.h"
 
 #ifdef __FILE_NAME__
@@ -22,6 +23,12 @@
 #else
 #define DB_HERE __FILE__, __LINE__
 #endif
+
+/* A random (version 4) UUID in SQL, for the runs a migration finds. */
+#define UUID_SQL                                                                             \
+	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||"                   \
+	" substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) ||" \
+	" substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
 
 /* Schema migrations: migrations[i] takes user_version i to i + 1. A new
  * version is one more entry at the end; never edit an entry once released. */
@@ -172,6 +179,18 @@ static const char *const migrations[] = {
 	/* 2 -> 3: a phase whose load fell short of its expectation, and what
 	 * it reached ("cpu: busy 41.2% (expected >= 90%)"); NULL: not weak. */
 	"ALTER TABLE phases ADD COLUMN weak TEXT;",
+	/* 3 -> 4: a run keeps one UUID in every database it is copied to, so
+	 * loadctl import knows a run it already has. Existing runs get theirs
+	 * here (random, version 4). */
+	"ALTER TABLE runs ADD COLUMN uuid TEXT;"
+	"UPDATE runs SET uuid = " UUID_SQL ";"
+	"CREATE UNIQUE INDEX runs_uuid ON runs(uuid);",
+	/* 4 -> 5: names for runs to check others against (loadctl baseline). */
+	"CREATE TABLE baselines ("
+	"  name TEXT NOT NULL PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  set_at REAL NOT NULL"
+	");",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -800,6 +819,12 @@ int db_commit(struct db *db)
 	return 0;
 }
 
+void db_rollback(struct db *db)
+{
+	if (!sqlite3_get_autocommit(db->sql))
+		step_done(db, stmt_get(db, STMT_ROLLBACK), "rolling back", DB_HERE);
+}
+
 /* ---- writing ---- */
 
 int64_t db_insert(struct db *db, enum record_id rec, int64_t owner_id, const void *row)
@@ -833,14 +858,40 @@ int db_mark_crashed(struct db *db)
 
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at)
 {
-	struct run_start r = { .info = *ri, .status = "running", .started_at = started_at };
+	char uuid[UUID_LEN + 1];
+	struct run_start r = { .info = *ri, .status = "running", .started_at = started_at,
+			       .uuid = uuid };
 
+	uuid_v4(uuid);
 	return db_insert(db, REC_RUN_START, 0, &r);
 }
 
 bool db_disk_full(const struct db *db)
 {
 	return db->full;
+}
+
+int db_baseline_set(struct db *db, const char *name, int64_t run_id, double set_at)
+{
+	struct baseline_row b = { (char *)name, run_id, set_at };
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(db->sql, "DELETE FROM baselines WHERE name = ?1", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		db_log_error(db, "preparing to replace a baseline", DB_HERE);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (db_begin(db) == 0) {
+		if (step_done(db, st, "replacing a baseline", DB_HERE) == 0 &&
+		    db_insert(db, REC_BASELINE, 0, &b) >= 0)
+			rc = db_commit(db);
+		else
+			sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at)

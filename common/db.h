@@ -12,7 +12,7 @@
 #include "expect.h"
 #include "records.h"
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 5
 
 struct db;
 
@@ -30,6 +30,8 @@ char *db_default_path(void);
 int db_schema_version(const struct db *db);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
+/* Undoes the open transaction, if any. */
+void db_rollback(struct db *db);
 
 /* ---- writing (loadd) ---- */
 
@@ -48,6 +50,9 @@ void db_rows_free(enum record_id rec, void *rows, size_t n);
 int db_mark_crashed(struct db *db);
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at);
 int db_run_end(struct db *db, int64_t run_id, const char *status, double ended_at);
+/* Names run_id `name` (replacing what the name named before); list them
+ * with db_list(REC_BASELINE). */
+int db_baseline_set(struct db *db, const char *name, int64_t run_id, double set_at);
 /* Whether a write has failed because the database's disk was full. */
 bool db_disk_full(const struct db *db);
 /* Once per [load NAME] of the run's profile, right after db_run_begin. */

@@ -31,6 +31,7 @@ static const struct column run_start_columns[] = {
 	{ "planned_ms", "INTEGER", RS(info.planned_ms), COL_I64, "ms", 1, 0, NULL, NULL },
 	{ "pid", "INTEGER", RS(info.pid), COL_INT, "", 1, 0, NULL, NULL },
 	{ "started_at", "REAL NOT NULL", RS(started_at), COL_TIME, "s", 1, 0, NULL, NULL },
+	{ "uuid", "TEXT", RS(uuid), COL_TEXT, "", 4, 0, NULL, NULL },
 };
 
 #define RR(field) offsetof(struct run_row, field)
@@ -54,6 +55,7 @@ static const struct column run_columns[] = {
 	{ "ended_at", "REAL", RR(ended_at), COL_TIME, "s", 1, COLF_NO_INSERT, NULL, NULL },
 	{ "samples", "", RR(samples), COL_I64, "", 1, COLF_NO_INSERT,
 	  "(SELECT count(*) FROM samples s WHERE s.run_id = r.id)", NULL },
+	{ "uuid", "TEXT", RR(uuid), COL_TEXT, "", 4, 0, NULL, NULL },
 };
 
 /* ---- loads and phases ---- */
@@ -219,6 +221,13 @@ static const struct column event_columns[] = {
 	{ "message", "TEXT", EV(message), COL_TEXT_NULL, "", 1, 0, NULL, NULL },
 };
 
+#define BL(field) offsetof(struct baseline_row, field)
+static const struct column baseline_columns[] = {
+	{ "name", "TEXT NOT NULL PRIMARY KEY", BL(name), COL_TEXT, "", 5, COLF_NOT_NULL, NULL, NULL },
+	{ "run_id", "INTEGER NOT NULL", BL(run_id), COL_I64, "", 5, COLF_KEY, NULL, NULL },
+	{ "set_at", "REAL NOT NULL", BL(set_at), COL_TIME, "s", 5, 0, NULL, NULL },
+};
+
 const struct record_type record_types[REC_COUNT] = {
 	[REC_RUN_START] = { "run", "runs", NULL, NULL, "id", sizeof(struct run_start), 1,
 			    COLUMNS(run_start_columns) },
@@ -241,6 +250,8 @@ const struct record_type record_types[REC_COUNT] = {
 			COLUMNS(probe_columns) },
 	[REC_HIST] = { "histogram", "histograms", "run_id", "phase_id", "t, id",
 		       sizeof(struct hist_row), 2, COLUMNS(hist_columns) },
+	[REC_BASELINE] = { "baseline", "baselines", NULL, NULL, "name",
+			   sizeof(struct baseline_row), 5, COLUMNS(baseline_columns) },
 };
 
 #define FIELD(type, c, row) ((type *)((char *)(row) + (c)->offset))

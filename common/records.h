@@ -175,6 +175,8 @@ struct run_row {
 	double started_at;
 	double ended_at;  /* 0 while running */
 	int64_t samples;  /* count of samples */
+	char *uuid;       /* the same in every database the run is copied to; "" or
+			   * NULL in a file older than schema version 4 */
 };
 
 /* One phase of a run (its id is 0 before it is recorded). */
@@ -267,6 +269,7 @@ enum record_id {
 	REC_EVENT,      /* struct event */
 	REC_PROBE,      /* struct probe_info */
 	REC_HIST,       /* struct hist_row */
+	REC_BASELINE,   /* struct baseline_row */
 	REC_COUNT
 };
 
@@ -275,6 +278,14 @@ struct run_start {
 	struct run_info info;
 	const char *status;
 	double started_at;
+	const char *uuid;     /* db_run_begin makes one; an import keeps the original's */
+};
+
+/* A name for a run to check others against (loadctl baseline). */
+struct baseline_row {
+	char *name;
+	int64_t run_id;
+	double set_at;
 };
 
 extern const struct record_type record_types[REC_COUNT];

@@ -26,7 +26,10 @@ struct loadctl_cmd {
 	int (*exec)(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv);
 };
 
+extern const struct loadctl_cmd cmd_baseline_entry;
+extern const struct loadctl_cmd cmd_check_entry;
 extern const struct loadctl_cmd cmd_compare_entry;
+extern const struct loadctl_cmd cmd_import_entry;
 extern const struct loadctl_cmd cmd_export_entry;
 extern const struct loadctl_cmd cmd_plot_entry;
 extern const struct loadctl_cmd cmd_report_entry;

@@ -24,6 +24,9 @@ static const struct loadctl_cmd *const commands[] = {
 	&cmd_report_entry,
 	&cmd_export_entry,
 	&cmd_compare_entry,
+	&cmd_baseline_entry,
+	&cmd_check_entry,
+	&cmd_import_entry,
 	&cmd_plot_entry,
 	&cmd_help_entry,
 };

@@ -43,6 +43,10 @@ for fixture in "${fixtures[@]}"; do
 		fail "$name: loadd on it exited $?: $(cat "$T/run.err")"
 	(( $(sql "pragma user_version") > old )) || fail "$name: not migrated"
 	[[ $(sql "select count(*) from runs") == $((runs + 1)) ]] || fail "$name: runs lost or not added"
+	# Every run, old or new, has a UUID (loadctl import tells runs apart by it).
+	[[ $(sql "select count(*) from runs where uuid is null or length(uuid) != 36") == 0 ]] ||
+		fail "$name: runs without a UUID"
+	[[ $(sql "select count(distinct uuid) from runs") == $((runs + 1)) ]] || fail "$name: UUIDs repeat"
 
 	# The old runs report as they did.
 	for ((id = 1; id <= runs; id++)); do
