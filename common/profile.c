@@ -66,6 +66,12 @@ const struct option_def phase_options[] = {
 	  probes_list_parse,
 	  "the probes that run during the phase, by [probe NAME], separated by spaces or commas "
 	  "(default: every probe of the profile)" },
+	{ "ramp", OPT_STRING, offsetof(struct phase_def, ramp_text), NULL, 0, 0, NULL, NULL,
+	  "the knee search: run the phase once per value of one key of one of its loads, "
+	  "LOAD.KEY then FROM..TO xFACTOR, FROM..TO +STEP or a list (cpu.procs 2..1024 x2)" },
+	{ "until", OPT_STRING, offsetof(struct phase_def, until_text), NULL, 0, 0, NULL, NULL,
+	  "with ramp: stop after the first step where this holds: ratio > N, median > Nms, "
+	  "p95 > Nms, joined by | (default: run every step)" },
 	{ NULL },
 };
 
@@ -514,6 +520,39 @@ static void sections_free(struct section *secs, size_t n)
 
 /* ---- from sections to the profile ---- */
 
+static const struct kv *section_key(const struct section *s, const char *key);
+
+/* A phase's ramp and until: their syntax, and a ramped load that the phase runs. */
+static int check_ramp(struct reader *r, const struct section *s, struct phase_def *ph)
+{
+	const struct kv *ramp = section_key(s, "ramp"), *until = section_key(s, "until");
+	const char *err;
+	bool in_phase = false;
+
+	if (until != NULL && ramp == NULL) {
+		problem_add(r->pr, r->file, until->line, "until needs a ramp in the same phase");
+		return 1;
+	}
+	if (ramp == NULL)
+		return 0;
+	if (ramp_parse(ph->ramp_text, &ph->ramp, &err) < 0) {
+		problem_add(r->pr, r->file, ramp->line, "ramp: %s", err);
+		return 1;
+	}
+	for (size_t j = 0; j < ph->nloads; j++)
+		in_phase = in_phase || strcmp(ph->loads[j], ph->ramp.load) == 0;
+	if (!in_phase) {
+		problem_add(r->pr, r->file, ramp->line, "ramp: phase '%s' does not run load '%s'",
+			    ph->name, ph->ramp.load);
+		return 1;
+	}
+	if (until != NULL && until_parse(ph->until_text, &ph->until, &err) < 0) {
+		problem_add(r->pr, r->file, until->line, "until: %s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static const struct kv *section_key(const struct section *s, const char *key)
 {
 	size_t i;
@@ -817,6 +856,7 @@ static int check_references(struct reader *r, struct profile *p)
 				    ph->name, ph->loads[j], ph->loads[j]);
 			problems++;
 		}
+		problems += check_ramp(r, s, &p->phases[k - 1]);
 	}
 	for (i = 0, k = 0; i < r->nsecs; i++) {
 		const struct section *s = &r->secs[i];
@@ -996,6 +1036,9 @@ void profile_free(struct profile *p)
 		free(p->phases[i].name);
 		names_free(p->phases[i].loads);
 		names_free(p->phases[i].probes);
+		free(p->phases[i].ramp_text);
+		free(p->phases[i].until_text);
+		ramp_free(&p->phases[i].ramp);
 	}
 	for (i = 0; i < p->nprobes; i++) {
 		struct probe_inst_def *pi = &p->probes[i];

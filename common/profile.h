@@ -6,6 +6,7 @@
 #define LOADD_PROFILE_H
 
 #include "expect.h"
+#include "ramp.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,10 @@ struct phase_def {
 	char **loads;         /* names of [load NAME] sections, NULL-terminated */
 	size_t nloads;
 	char **probes;        /* names of the probes it runs, NULL-terminated; NULL: every one */
+	char *ramp_text;      /* ramp = ..., NULL: not a knee search */
+	char *until_text;     /* until = ... */
+	struct ramp ramp;     /* parsed; nsteps 0 when not ramped */
+	struct until until;   /* nterms 0: every step runs */
 };
 
 struct probe_ops;

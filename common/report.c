@@ -934,6 +934,96 @@ static void print_probes(const struct run_report *rep, FILE *out)
 			rep->baseline);
 }
 
+static const struct report_phase *phase_named(const struct run_report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->nphases; i++)
+		if (strcmp(rep->phases[i].name, name) == 0)
+			return &rep->phases[i];
+	return NULL;
+}
+
+/* The knee: the last step before the first at which until holds. */
+static void print_knee(const struct phase_def *ph, const struct report_phase *const *steps,
+		       size_t nrun, FILE *out)
+{
+	char cond[128];
+	size_t first_bad = nrun;
+
+	until_format(&ph->until, cond, sizeof cond);
+	if (ph->until.nterms == 0) {
+		fprintf(out, "Knee: not judged (no until =); %zu of %zu steps ran.\n", nrun,
+			ph->ramp.nsteps);
+		return;
+	}
+	for (size_t i = 0; i < nrun && first_bad == nrun; i++)
+		if (until_met(&ph->until, steps[i]->time.median, steps[i]->time.p95,
+			      steps[i]->ratio))
+			first_bad = i;
+	if (first_bad == 0)
+		fprintf(out, "Knee: none: the first step (%s = %s) already has %s.\n", ph->ramp.key,
+			ph->ramp.values[0], cond);
+	else if (first_bad == nrun)
+		fprintf(out, "Knee: beyond the last step run (%s = %s): no step had %s.\n",
+			ph->ramp.key, ph->ramp.values[nrun - 1], cond);
+	else
+		fprintf(out, "Knee: step %zu, %s = %s, the last acceptable step (step %zu, %s = %s, "
+			"has %s).\n", first_bad, ph->ramp.key, ph->ramp.values[first_bad - 1],
+			first_bad + 1, ph->ramp.key, ph->ramp.values[first_bad], cond);
+}
+
+/* Each knee search of the profile: its steps in order, then its knee. */
+static void print_ramps(const struct run_report *rep, FILE *out)
+{
+	static const char *const head[] = { "Step", "Value", "median", "p95", "Ratio",
+					    "Cycles/s", "LCPU%", "PSI cpu" };
+	struct profile prof;
+
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) != 0)
+		return;
+	for (size_t i = 0; i < prof.nphases; i++) {
+		const struct phase_def *ph = &prof.phases[i];
+		const struct report_phase *steps[RAMP_MAX_STEPS];
+		size_t nrun = 0;
+		struct table t;
+
+		if (ph->ramp.nsteps == 0)
+			continue;
+		for (size_t s = 0; s < ph->ramp.nsteps; s++) {
+			char *name = xasprintf("%s@%s", ph->name, ph->ramp.values[s]);
+			const struct report_phase *p = phase_named(rep, name);
+
+			free(name);
+			if (p == NULL)
+				break;
+			steps[nrun++] = p;
+		}
+		fprintf(out, "\nKnee search %s: %s.%s over %zu steps (times in ms)\n", ph->name,
+			ph->ramp.load, ph->ramp.key, ph->ramp.nsteps);
+		table_init(&t, head, "rlrrrrrr");
+		for (size_t s = 0; s < nrun; s++) {
+			const struct report_phase *p = steps[s];
+			double rate = 0;
+			char *c[8];
+
+			for (size_t l = 0; l < p->nload; l++)
+				rate += isnan(p->load[l].cycles_per_s) ? 0 : p->load[l].cycles_per_s;
+			c[0] = xasprintf("%zu", s + 1);
+			c[1] = xstrdup(ph->ramp.values[s]);
+			c[2] = fmt_ms(p->time.median);
+			c[3] = fmt_ms(p->time.p95);
+			c[4] = fmt_fixed(p->ratio, 2);
+			c[5] = fmt_count(p->nload ? rate : NAN);
+			c[6] = fmt_fixed(p->lcpu_pct, 1);
+			c[7] = fmt_fixed(p->psi_cpu, 1);
+			table_row(&t, c);
+		}
+		table_print(&t, out);
+		table_free(&t);
+		print_knee(ph, steps, nrun, out);
+	}
+	profile_free(&prof);
+}
+
 static void print_pressure(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = { "Phase", "cpu", "memory", "io" };
@@ -979,6 +1069,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 				"/ %s's median;\nLoads: load cycles in the probe window; LCPU%%: the "
 				"loads' CPU time / the window's time.\n", rep.baseline);
 		print_weak_legend(&rep, out);
+		print_ramps(&rep, out);
 		print_probes(&rep, out);
 		print_loads(&rep, out);
 		print_pressure(&rep, out);

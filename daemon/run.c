@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "loader.h"
 #include "log.h"
 #include "parse.h"
 #include "probe.h"
@@ -49,6 +51,12 @@ struct run {
 	long round;           /* from 1 */
 	size_t phase_index;
 	int64_t phase_id;     /* 0 between phases */
+	/* The knee search: the step of a ramped phase, its load with the
+	 * step's value, whether its until held, and the round's baseline. */
+	size_t ramp_step;
+	struct load_def *step_load;
+	bool ramp_stop;
+	double baseline_median;
 
 	enum run_result result;
 	int signo;
@@ -187,6 +195,77 @@ static void judge_loads(struct run *r, const struct phase_def *ph)
 	free(weak);
 }
 
+/* The ramped load of a knee-search step: its section with the step's value
+ * for the ramped key, validated as the profile's own loads are. NULL (and a
+ * message on stderr) when the loader refuses the value. */
+static struct load_def *step_load_new(const struct load_def *base, const struct ramp *ramp,
+				      size_t step)
+{
+	struct load_def *d = xcalloc(1, sizeof *d);
+	size_t n = 0;
+
+	d->name = xstrdup(base->name);
+	d->type = xstrdup(base->type);
+	d->line = base->line;
+	d->kvs = xcalloc(base->nkv + 1, sizeof *d->kvs);
+	for (size_t i = 0; i < base->nkv; i++) {
+		if (strcmp(base->kvs[i].key, ramp->key) != 0)
+			d->kvs[n++] = base->kvs[i];
+	}
+	d->kvs[n++] = (struct kv){ .key = ramp->key, .value = ramp->values[step],
+				   .line = base->line };
+	d->nkv = n;
+	if (loader_validate(d, "ramp", stderr) != 0) {
+		free(d->kvs);
+		free(d->name);
+		free(d->type);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void step_load_free(struct load_def *d)
+{
+	if (d == NULL)
+		return;
+	options_free(d->options, d->config);
+	free(d->config);
+	free(d->kvs);
+	free(d->name);
+	free(d->type);
+	free(d);
+}
+
+/* After a phase: the round's baseline median, or whether a ramp's until
+ * held at this step (its job median and p95, Ratio to the baseline). */
+static void ramp_judge(struct run *r, const struct phase_def *ph)
+{
+	struct probe_phase *pp = r->job >= 0 ? &r->pp[r->job] : NULL;
+	struct summary s;
+	double ratio;
+
+	if (pp == NULL)
+		return;
+	summarize(pp->values, pp->nvalues, &s);
+	if (ph == profile_baseline(r->profile))
+		r->baseline_median = s.n ? s.median : NAN;
+	if (ph->ramp.nsteps == 0 || ph->until.nterms == 0)
+		return;
+	ratio = r->baseline_median > 0 ? s.median / r->baseline_median : NAN;
+	if (s.n > 0 && until_met(&ph->until, s.median, s.p95, ratio)) {
+		char *why = xasprintf("step %zu (%s.%s = %s): median %.1f ms, p95 %.1f ms, Ratio "
+				      "%.2f: the until condition holds; the knee search stops",
+				      r->ramp_step + 1, ph->ramp.load, ph->ramp.key,
+				      ph->ramp.values[r->ramp_step], s.median, s.p95, ratio);
+
+		log_info("round %ld phase %s: %s", r->round, ph->name, why);
+		record_event(r, "ramp-stop", why);
+		free(why);
+		r->ramp_stop = true;
+	}
+}
+
 /* Ends the current phase: loads stopped, validity decided, row closed. */
 static void phase_end(struct run *r, bool aborted)
 {
@@ -208,16 +287,29 @@ static void phase_end(struct run *r, bool aborted)
 	db_phase_end(r->ro->db, r->phase_id, wall_now(), why == NULL, why);
 	if (!aborted)
 		phase_summary_line(r, ph, why == NULL, why);
+	if (!aborted && why == NULL)
+		ramp_judge(r, ph);
 	if (why != NULL)
 		record_event(r, aborted ? "abort" : "invalid", why);
 	free(stalled);
 	free(why);
+	step_load_free(r->step_load);
+	r->step_load = NULL;
 	r->phase_id = 0;
 	api_phase_end(r->api);
 }
 
 static void phase_advance(struct run *r)
 {
+	const struct phase_def *ph = &r->profile->phases[r->phase_index];
+
+	if (ph->ramp.nsteps > 0 && !r->ramp_stop && r->ramp_step + 1 < ph->ramp.nsteps) {
+		r->ramp_step++;
+		phase_start(r);
+		return;
+	}
+	r->ramp_step = 0;
+	r->ramp_stop = false;
 	if (++r->phase_index == r->profile->nphases) {
 		r->phase_index = 0;
 		if (++r->round > r->profile->run.rounds) {
@@ -280,23 +372,42 @@ static void phase_start(struct run *r)
 	const struct load_def **loads = xcalloc(ph->nloads + 1, sizeof *loads);
 	int64_t settle = ph->settle_ms >= 0 ? ph->settle_ms : r->profile->run.settle_ms;
 	char *loads_text = phase_loads_text(ph);
+	/* Each step of a knee search is a phase row of its own, "knee@16". */
+	char *name = ph->ramp.nsteps > 0 ? xasprintf("%s@%s", ph->name,
+						     ph->ramp.values[r->ramp_step])
+					 : xstrdup(ph->name);
 
 	probe_phase_reset(r, ph);
 	r->phase_id = db_phase_begin(r->ro->db, r->ro->run_id, r->round, (long)r->phase_index,
-				     ph->name, ph->cache == CACHE_COLD ? "cold" : "warm",
+				     name, ph->cache == CACHE_COLD ? "cold" : "warm",
 				     loads_text, wall_now());
 	free(loads_text);
+	free(name);
 	if (r->phase_id <= 0) {
 		free(loads);
 		finish(r, RUN_FAILED);
 		return;
 	}
 	api_phase_begin(r->api, r->round, r->phase_index, r->phase_id);
-	for (size_t i = 0; i < ph->nloads; i++)
-		loads[i] = profile_load_by_name(r->profile, ph->loads[i]);
+	size_t nloads = 0;
+
+	for (size_t i = 0; i < ph->nloads; i++) {
+		loads[nloads] = profile_load_by_name(r->profile, ph->loads[i]);
+		if (ph->ramp.nsteps > 0 && strcmp(ph->loads[i], ph->ramp.load) == 0) {
+			r->step_load = step_load_new(loads[nloads], &ph->ramp, r->ramp_step);
+			loads[nloads] = r->step_load;
+			/* A value its loader refuses: the load does not run, and
+			 * the window without its progress makes the step invalid. */
+			if (r->step_load == NULL) {
+				record_event(r, "error", "ramp: the loader refuses this step's value");
+				continue;
+			}
+		}
+		nloads++;
+	}
 	log_debug("round %ld phase %s: starting %zu load(s), settle %lld ms", r->round, ph->name,
-		  ph->nloads, (long long)settle);
-	if (supervisor_start_phase(r->sv, r->phase_id, loads, ph->nloads) < 0)
+		  nloads, (long long)settle);
+	if (supervisor_start_phase(r->sv, r->phase_id, loads, nloads) < 0)
 		log_warn("phase %s: a load could not be started; the phase will be marked invalid",
 			 ph->name);
 	free(loads);
