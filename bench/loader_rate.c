@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "remove_tree.h"
 #include "log.h"
 #include "parse.h"
 #include "procfs.h"

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "write_all.h"
 #include "xalloc.h"
 
 char *gnuplot_label(const char *s)
@@ -49,21 +50,6 @@ static char *memfd_slurp(int fd, size_t *len)
 	buf[got] = '\0';
 	*len = got;
 	return buf;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* Fonts by family name only, so the output is the same wherever it is

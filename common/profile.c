@@ -13,7 +13,7 @@
 #include "log.h"
 #include "parse.h"
 #include "probe.h"
-#include "tree.h"
+#include "tree_spec.h"
 #include "xalloc.h"
 
 static int loads_list_parse(const char *value, void *dst, const char **err);

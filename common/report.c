@@ -12,6 +12,7 @@
 #include "hist.h"
 #include "json_build.h"
 #include "log.h"
+#include "parse.h"
 #include "profile.h"
 #include "table.h"
 #include "term_escape.h"
@@ -659,22 +660,6 @@ void report_free(struct run_report *rep)
 static char *fmt_psi(double v)
 {
 	return isfinite(v) ? xasprintf("%.2f", v) : xstrdup("n/a");
-}
-
-static void format_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	size_t u = 0;
-
-	while (v >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (unsigned long long)b);
-	else
-		snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
 static void format_start(double t, char *buf, size_t len)

@@ -78,7 +78,7 @@ void table_print(const struct table *t, FILE *out)
 		while (len > 0 && line[len - 1] == ' ')
 			len--;
 		line[len] = '\0';
-		fprintf(out, "%s\n", line);
+		fprintf(out, "%s%s\n", t->indent ? t->indent : "", line);
 	}
 	free(line);
 	free(width);

@@ -13,6 +13,7 @@ struct table {
 	size_t ncols;
 	size_t nrows;
 	char **cells;      /* row-major, row 0 the heading */
+	const char *indent; /* before every line (NULL: none) */
 };
 
 void table_init(struct table *t, const char *const *heading, const char *align);

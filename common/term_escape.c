@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "write_all.h"
 #include "xalloc.h"
 
 /* The longest escape one input character can become: "\u{10ffff}". */
@@ -14,7 +15,7 @@
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes) and its code
  * point; 0 when the bytes are not valid, shortest-form UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len, i;
 	uint32_t c = s[0];
@@ -189,21 +190,6 @@ struct term_guard {
 	unsigned char held[4];
 	size_t nheld;
 };
-
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* How many bytes at the end of s[0..n) start a UTF-8 character that is not
  * complete yet (0 when none). */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum term_escape_flags {
@@ -44,5 +45,9 @@ size_t utf8_char_len(const char *s, size_t n);
 
 /* True when s would print unchanged. */
 bool term_is_safe(const char *s);
+
+/* Decodes one UTF-8 character of at most n bytes into *cp: its length, or 0
+ * where it is not valid UTF-8 (overlong forms and surrogates included). */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 #endif

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "api_view.h"
+#include "fd_limit.h"
 #include "log.h"
 #include "parse.h"
 #include "supervisor.h"
@@ -873,24 +874,14 @@ static void server_free(struct api_server *srv)
  * dropped after API_TIMEOUT_S, and accept() pauses when fds run out anyway).
  * Not beyond API_FD_LIMIT: the jobs and loads inherit it, and some programs
  * still loop over every possible fd. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < API_FD_LIMIT &&
-	    rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max < API_FD_LIMIT ? rl.rlim_max : API_FD_LIMIT;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			log_debug("cannot raise the fd limit: %s", strerror(errno));
-	}
-}
-
 struct api *api_new(const struct api_config *cfg)
 {
 	struct api *api = xcalloc(1, sizeof *api);
 	const struct profile *p = cfg->profile;
 
-	raise_fd_limit();
+	/* Best effort: each connection is a descriptor. */
+	if (raise_fd_limit(API_FD_LIMIT, NULL) < 0)
+		log_debug("cannot raise the fd limit to %d: %s", API_FD_LIMIT, strerror(errno));
 	api_view_init(&api->view, p);
 	api->view.run_id = cfg->run_id;
 	api->view.pid = getpid();

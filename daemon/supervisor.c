@@ -4,6 +4,7 @@
  * it reads each load's counters (shared memory) and CPU time (/proc), records
  * them, flags stalls, and restarts dead loads with back-off; stopping is
  * SIGTERM to the group, a grace period, SIGKILL, everything reaped. */
+#include "remove_tree.h"
 #include "supervisor.h"
 
 #include <dirent.h>
@@ -30,7 +31,7 @@
 #include "workdir.h"
 #include "xalloc.h"
 
-#define STOP_GRACE_MS 2000      /* SIGTERM to SIGKILL */
+#define STOP_GRACE_MS LOADER_STOP_GRACE_MS /* SIGTERM to SIGKILL */
 #define KILL_WAIT_MS 3000       /* after SIGKILL, for a process stuck in the kernel */
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 60000

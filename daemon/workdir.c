@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loader.h" /* remove_tree() */
 #include "log.h"
 #include "paths.h"
+#include "remove_tree.h"
 #include "run_user.h"
 #include "trust.h"
 #include "xalloc.h"

@@ -11,6 +11,7 @@
 #include "loadctl.h"
 #include "log.h"
 #include "parse.h"
+#include "table.h"
 #include "term_escape.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -41,53 +42,6 @@ static char *fmt_secs(double s)
 		return xstrdup("?");
 	format_ms((int64_t)llround(s * 1000), buf, sizeof buf);
 	return xstrdup(buf);
-}
-
-/* "-" where the figure is missing (a rate before its first second). */
-static char *fmt_num(double x, int decimals)
-{
-	return isfinite(x) ? xasprintf("%.*f", decimals, x) : xstrdup("-");
-}
-
-/* ---- a table with a heading, numbers right-aligned ---- */
-
-struct table {
-	size_t ncols, nrows;
-	const char *const *heading;
-	const bool *right;
-	char **cells; /* nrows x ncols, xmalloc'd */
-};
-
-static void table_print(const struct table *t)
-{
-	size_t *width = xcalloc(t->ncols, sizeof *width);
-
-	for (size_t c = 0; c < t->ncols; c++) {
-		width[c] = strlen(t->heading[c]);
-		for (size_t r = 0; r < t->nrows; r++) {
-			size_t len = strlen(t->cells[r * t->ncols + c]);
-			if (len > width[c])
-				width[c] = len;
-		}
-	}
-	for (size_t r = 0; r <= t->nrows; r++) {
-		const char *const *row = r == 0 ? t->heading
-						: (const char *const *)&t->cells[(r - 1) * t->ncols];
-		fputs("  ", stdout);
-		for (size_t c = 0; c < t->ncols; c++) {
-			bool last = c + 1 == t->ncols;
-			if (last && !t->right[c])
-				printf("%s", row[c]);
-			else
-				printf(t->right[c] ? "%*s%s" : "%-*s%s", (int)width[c], row[c],
-				       last ? "" : "  ");
-		}
-		putchar('\n');
-	}
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(width);
 }
 
 /* ---- the parts of the view ---- */
@@ -131,14 +85,12 @@ static void print_run(json_t *doc)
 	free(duration);
 }
 
-static void print_loads(json_t *doc)
+static void print_load_counters(json_t *doc)
 {
 	static const char *const heading[] = { "Load",  "Type",  "Procs", "Restarts", "Cycles",
 					       "Cycles/s", "MiB/s", "Ops/s", "CPU s",   "State" };
-	static const bool right[] = { false, false, true, true, true,
-				      true,  true,  true, true, false };
 	json_t *loads = json_object_get(doc, "loads");
-	struct table t = { .ncols = 10, .heading = heading, .right = right };
+	struct table t;
 	size_t i;
 	json_t *l;
 
@@ -146,57 +98,60 @@ static void print_loads(json_t *doc)
 		printf("\n  no loads running\n");
 		return;
 	}
-	t.nrows = json_array_size(loads);
-	t.cells = xcalloc(t.nrows * t.ncols, sizeof *t.cells);
+	table_init(&t, heading, "llrrrrrrrl");
+	t.indent = "  ";
 	json_array_foreach(loads, i, l) {
-		char **row = &t.cells[i * t.ncols];
+		char *row[10];
 		bool stalled = json_is_true(json_object_get(l, "stalled"));
 		row[0] = xstrdup(str(l, "name"));
 		row[1] = xstrdup(str(l, "type"));
-		row[2] = fmt_num(num(l, "procs"), 0);
-		row[3] = fmt_num(num(l, "restarts"), 0);
-		row[4] = fmt_num(num(l, "cycles"), 0);
-		row[5] = fmt_num(num(l, "cycles_per_s"), 1);
-		row[6] = num(l, "bytes") > 0 ? fmt_num(num(l, "bytes_per_s") / (1 << 20), 1)
+		row[2] = fmt_fixed(num(l, "procs"), 0);
+		row[3] = fmt_fixed(num(l, "restarts"), 0);
+		row[4] = fmt_fixed(num(l, "cycles"), 0);
+		row[5] = fmt_fixed(num(l, "cycles_per_s"), 1);
+		row[6] = num(l, "bytes") > 0 ? fmt_fixed(num(l, "bytes_per_s") / (1 << 20), 1)
 					     : xstrdup("-");
-		row[7] = num(l, "ops") > 0 ? fmt_num(num(l, "ops_per_s"), 0) : xstrdup("-");
-		row[8] = fmt_num(num(l, "cpu_s"), 1);
+		row[7] = num(l, "ops") > 0 ? fmt_fixed(num(l, "ops_per_s"), 0) : xstrdup("-");
+		row[8] = fmt_fixed(num(l, "cpu_s"), 1);
 		row[9] = xstrdup(stalled ? "stalled" : "running");
+		table_row(&t, row);
 	}
 	putchar('\n');
-	table_print(&t);
+	table_print(&t, stdout);
+	table_free(&t);
 }
 
 static void print_samples(json_t *doc)
 {
 	static const char *const heading[] = { "Seq", "Started", "Wall ms", "CPU%", "Exit",
 					       "Missed" };
-	static const bool right[] = { true, false, true, true, true, true };
 	json_t *samples = json_object_get(doc, "samples");
 	json_t *phase = json_object_get(doc, "phase");
-	struct table t = { .ncols = 6, .heading = heading, .right = right };
+	struct table t;
 	size_t i;
 	json_t *s;
 
 	if (json_array_size(samples) == 0)
 		return;
-	t.nrows = json_array_size(samples);
-	t.cells = xcalloc(t.nrows * t.ncols, sizeof *t.cells);
+	table_init(&t, heading, "rlrrrr");
+	t.indent = "  ";
 	json_array_foreach(samples, i, s) {
-		char **row = &t.cells[i * t.ncols];
+		char *row[6];
 		char when[32];
 		format_wall(num(s, "started_at"), when, sizeof when);
-		row[0] = fmt_num(num(s, "seq"), 0);
+		row[0] = fmt_fixed(num(s, "seq"), 0);
 		/* The date is today's: the time of day says enough. */
 		row[1] = xstrdup(strlen(when) > 11 ? when + 11 : when);
 		row[2] = json_is_true(json_object_get(s, "failed")) ? xstrdup("failed")
-								    : fmt_num(num(s, "wall_ms"), 1);
-		row[3] = fmt_num(num(s, "cpu_pct"), 1);
-		row[4] = fmt_num(num(s, "exit_code"), 0);
-		row[5] = fmt_num(num(s, "missed"), 0);
+								    : fmt_fixed(num(s, "wall_ms"), 1);
+		row[3] = fmt_fixed(num(s, "cpu_pct"), 1);
+		row[4] = fmt_fixed(num(s, "exit_code"), 0);
+		row[5] = fmt_fixed(num(s, "missed"), 0);
+		table_row(&t, row);
 	}
 	printf("\n  latest jobs of phase %s:\n", str(phase, "name"));
-	table_print(&t);
+	table_print(&t, stdout);
+	table_free(&t);
 }
 
 static void print_system(json_t *doc)
@@ -276,7 +231,7 @@ static int cmd_status_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 	} else {
 		term_guard_stdout();
 		print_run(doc);
-		print_loads(doc);
+		print_load_counters(doc);
 		print_samples(doc);
 		print_system(doc);
 		json_decref(doc);

@@ -4,7 +4,6 @@
  * uses in its own processes (progress, events, stopping, children, cleanup). */
 #include "loader.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -403,68 +402,6 @@ int loader_stop_child(pid_t pid, int grace_ms)
 	return r == pid ? status : -1;
 }
 
-/* Removes name (relative to parent_fd) and what it holds, staying on the device
- * dev: a file system mounted inside a scratch dir is never emptied. Symlinks
- * are removed, never followed. */
-static int remove_at(int parent_fd, const char *name, dev_t dev)
-{
-	struct stat st;
-	struct dirent *de;
-	DIR *dir;
-	int fd, first_err = 0;
-
-	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(parent_fd, name, 0) < 0 && errno != ENOENT)
-			return -1;
-		return 0;
-	}
-	if (st.st_dev != dev) {
-		errno = EXDEV;
-		return -1;
-	}
-	/* Another pass catches entries a listing may skip while the directory
-	 * is being emptied under it. */
-	for (int pass = 0; pass < 3; pass++) {
-		fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT ? 0 : -1;
-		dir = fdopendir(fd);
-		if (dir == NULL) {
-			close(fd);
-			return -1;
-		}
-		first_err = 0;
-		while ((de = readdir(dir)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			if (remove_at(dirfd(dir), de->d_name, dev) < 0 && first_err == 0)
-				first_err = errno;
-		}
-		closedir(dir);
-		if (unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != ENOTEMPTY && errno != EEXIST)
-			return -1;
-		/* What held the directory up is the error worth telling. */
-		if (first_err != 0) {
-			errno = first_err;
-			return -1;
-		}
-	}
-	return -1;
-}
-
-int remove_tree(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	return remove_at(AT_FDCWD, path, st.st_dev);
-}
-
 /* The event pipe's fixed descriptor in a loader's processes. */
 #define LOADER_EVENT_FD 3
 
@@ -550,4 +487,12 @@ pid_t loader_spawn(const struct loader_ops *ops, const struct loader_ctx *ctx)
 	if (pid > 0)
 		setpgid(pid, pid);
 	return pid;
+}
+
+int load_key_line(const struct load_def *def, const char *key)
+{
+	for (size_t i = 0; i < def->nkv; i++)
+		if (strcmp(def->kvs[i].key, key) == 0)
+			return def->kvs[i].line;
+	return def->line;
 }

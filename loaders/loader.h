@@ -18,6 +18,9 @@
 
 #define LOADER_OPS_VERSION 1
 
+/* How long a load has after SIGTERM to its group before loadd sends SIGKILL. */
+#define LOADER_STOP_GRACE_MS 2000
+
 /* Shared between a loader's processes and loadd (MAP_SHARED, made before the
  * fork). Counters only grow; loadd reads them once a second. */
 struct loader_shm {
@@ -105,8 +108,10 @@ pid_t loader_fork(void);
 /* Stops one child the way fio's exec engine does: SIGTERM, up to grace_ms,
  * then SIGKILL; reaps it. Returns its wait status. */
 int loader_stop_child(pid_t pid, int grace_ms);
-/* Removes path and everything below it without following symlinks. */
-int remove_tree(const char *path);
+
+/* The line of a key in a [load] section, for a message: the section's line
+ * when the key is not given. */
+int load_key_line(const struct load_def *def, const char *key);
 
 /* The tree load's own trees, below the work dir beside the probe's
  * tree-<fingerprint>: made by loadd for the load's user, kept across runs. */

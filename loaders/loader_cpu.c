@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cpu_layout.h"
+#include "fd_limit.h"
 #include "loader.h"
 #include "parse.h"
 #include "timeutil.h"
@@ -138,15 +139,6 @@ struct ring {
 	atomic_int failed; /* thread mode: a member hit an error */
 };
 
-static int key_line(const struct load_def *def, const char *key)
-{
-	for (size_t i = 0; i < def->nkv; i++) {
-		if (strcmp(def->kvs[i].key, key) == 0)
-			return def->kvs[i].line;
-	}
-	return def->line;
-}
-
 /* The CPUs this process may run on (its affinity, which a cpuset or
  * taskset narrows), in cpus[]; their count, at least 1. */
 static long allowed_cpus(int *cpus, long max)
@@ -186,14 +178,14 @@ static int cpu_check(const void *config, const struct load_def *def, const char 
 	int problems = 0;
 
 	if (plan_here(cfg, &layout, err, sizeof err) < 0) {
-		fprintf(errs, "%s:%d: %s\n", file, key_line(def, "tokens"), err);
+		fprintf(errs, "%s:%d: %s\n", file, load_key_line(def, "tokens"), err);
 		problems++;
 	} else {
 		cpu_layout_free(&layout);
 	}
 	if (cfg->size.kind != SIZE_BYTES) {
 		fprintf(errs, "%s:%d: size: give each member's working set in bytes (\"64K\"), not "
-			"as a share of the machine's memory\n", file, key_line(def, "size"));
+			"as a share of the machine's memory\n", file, load_key_line(def, "size"));
 		problems++;
 	}
 	if (cfg->nice < 0 && geteuid() != 0) {
@@ -203,7 +195,7 @@ static int cpu_check(const void *config, const struct load_def *def, const char 
 		if (getrlimit(RLIMIT_NICE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
 		    20 - (long)rl.rlim_cur > cfg->nice) {
 			fprintf(errs, "%s:%d: nice = %ld needs root (or a higher RLIMIT_NICE)\n",
-				file, key_line(def, "nice"), cfg->nice);
+				file, load_key_line(def, "nice"), cfg->nice);
 			problems++;
 		}
 	}
@@ -635,32 +627,22 @@ static void *member_thread(void *arg)
 }
 
 /* A thread ring keeps both ends of every pipe in one process. */
-static int raise_fd_limit(const struct ring *ring)
+/* Two pipe ends per thread, and a few to spare. */
+static int ring_fd_limit(const struct ring *ring)
 {
-	rlim_t need = (rlim_t)ring->procs * 2 + SPARE_FDS;
-	struct rlimit rl;
+	rlim_t need = (rlim_t)ring->procs * 2 + SPARE_FDS, hard;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+	if (raise_fd_limit(need, &hard) == 0)
 		return 0;
-	if (rl.rlim_max < need) {
-		struct rlimit raised = { need, need };
-
-		/* Root may raise the hard limit too (up to fs.nr_open). */
-		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
-			return 0;
+	if (hard < need)
 		loader_event(ring->ctx, "error", "a ring of %ld threads needs %llu open files; the "
 			     "limit is %llu (raise it with ulimit -n or LimitNOFILE=, or use mode "
 			     "= process)", ring->procs, (unsigned long long)need,
-			     (unsigned long long)rl.rlim_max);
-		return -1;
-	}
-	rl.rlim_cur = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			     (unsigned long long)hard);
+	else
 		loader_event(ring->ctx, "error", "raising the open file limit to %llu: %s",
 			     (unsigned long long)need, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 /* Every ring's pipes: member i writes pipe i, the ring's first member reads
@@ -712,7 +694,7 @@ static int ring_run_threads(struct ring *ring)
 	pthread_attr_t attr;
 	int rc = 0, err;
 
-	if (raise_fd_limit(ring) < 0 || ring_pipes(ring) < 0) {
+	if (ring_fd_limit(ring) < 0 || ring_pipes(ring) < 0) {
 		ring_close_pipes(ring);
 		return 1;
 	}

@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "loader_exec.h"
+#include "core_exec.h"
+#include "remove_tree.h"
 #include "trust.h"
 #include "xalloc.h"
 
@@ -51,15 +52,6 @@ static const char *loadfile_find(void)
 			return loadfile_places[i];
 	}
 	return NULL;
-}
-
-static int key_line(const struct load_def *def, const char *key)
-{
-	for (size_t i = 0; i < def->nkv; i++) {
-		if (strcmp(def->kvs[i].key, key) == 0)
-			return def->kvs[i].line;
-	}
-	return def->line;
 }
 
 /* A token of a loadfile line names a path above dbench's -D directory: it
@@ -133,7 +125,7 @@ static int fs_check(const void *config, const struct load_def *def, const char *
 
 	if (cfg->runtime_ms % 1000 != 0) {
 		fprintf(errs, "%s:%d: runtime: dbench runs for whole seconds; write e.g. 10s\n", file,
-			key_line(def, "runtime"));
+			load_key_line(def, "runtime"));
 		problems++;
 	}
 	/* The start-up check of the built-in defaults has no profile line: the
@@ -150,10 +142,10 @@ static int fs_check(const void *config, const struct load_def *def, const char *
 	if (cfg->loadfile != NULL) {
 		if (access(cfg->loadfile, R_OK) < 0) {
 			fprintf(errs, "%s:%d: loadfile: cannot read %s: %s\n", file,
-				key_line(def, "loadfile"), cfg->loadfile, strerror(errno));
+				load_key_line(def, "loadfile"), cfg->loadfile, strerror(errno));
 			problems++;
 		} else {
-			problems += loadfile_check(cfg->loadfile, file, key_line(def, "loadfile"), errs);
+			problems += loadfile_check(cfg->loadfile, file, load_key_line(def, "loadfile"), errs);
 		}
 	} else if (loadfile_find() != NULL) {
 		problems += loadfile_check(loadfile_find(), file, def->line, errs);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "loader_file.h"
+#include "core_file.h"
 #include "memory_cgroup.h"
 #include "memory_pressure.h"
 #include "parse.h"

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loader_exec.h"
+#include "core_exec.h"
 #include "parse.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -447,22 +447,13 @@ static int serve(struct net_server *s, int listen_fd)
 	return s->rc;
 }
 
-static int key_line(const struct load_def *def, const char *key)
-{
-	for (size_t i = 0; i < def->nkv; i++) {
-		if (strcmp(def->kvs[i].key, key) == 0)
-			return def->kvs[i].line;
-	}
-	return def->line;
-}
-
 static int net_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct net_config *cfg = config;
 
 	if (cfg->file_size.kind != SIZE_BYTES) {
 		fprintf(errs, "%s:%d: file_size: give the file's size in bytes (\"1M\"), not as a "
-			"share of the machine's memory\n", file, key_line(def, "file_size"));
+			"share of the machine's memory\n", file, load_key_line(def, "file_size"));
 		return 1;
 	}
 	return 0;

@@ -23,8 +23,9 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "loader_exec.h"
+#include "core_exec.h"
 #include "parse.h"
+#include "remove_tree.h"
 #include "timeutil.h"
 #include "tree.h"
 #include "xalloc.h"
@@ -47,15 +48,6 @@ static const struct option_def tree_options[] = {
 	  .help = "tar this existing directory (an absolute path) instead of a generated tree" },
 	{ .key = NULL },
 };
-
-static int key_line(const struct load_def *def, const char *key)
-{
-	for (size_t i = 0; i < def->nkv; i++) {
-		if (strcmp(def->kvs[i].key, key) == 0)
-			return def->kvs[i].line;
-	}
-	return def->line;
-}
 
 /* /proc, /sys and the like: tar would read generated, endless files. */
 static bool pseudo_fs(const char *dir)
@@ -121,7 +113,7 @@ static int tree_check(const void *config, const struct load_def *def, const char
 
 	if (cfg->source != NULL && cfg->source[0] != '/') {
 		fprintf(errs, "%s:%d: source: give the directory as an absolute path, not '%s'\n",
-			file, key_line(def, "source"), cfg->source);
+			file, load_key_line(def, "source"), cfg->source);
 		problems++;
 	}
 	/* The start-up check of the built-in defaults has no profile line: the
@@ -137,21 +129,21 @@ static int tree_check(const void *config, const struct load_def *def, const char
 	free(tar);
 	if (cfg->source != NULL && cfg->source[0] == '/') {
 		if (stat(cfg->source, &st) < 0) {
-			fprintf(errs, "%s:%d: source: %s: %s\n", file, key_line(def, "source"),
+			fprintf(errs, "%s:%d: source: %s: %s\n", file, load_key_line(def, "source"),
 				cfg->source, strerror(errno));
 			problems++;
 		} else if (!S_ISDIR(st.st_mode)) {
 			fprintf(errs, "%s:%d: source: %s is not a directory\n", file,
-				key_line(def, "source"), cfg->source);
+				load_key_line(def, "source"), cfg->source);
 			problems++;
 		} else if (pseudo_fs(cfg->source)) {
 			fprintf(errs, "%s:%d: source: %s is a kernel pseudo-filesystem (its files "
 				"are generated, some without end); give a directory of real files\n",
-				file, key_line(def, "source"), cfg->source);
+				file, load_key_line(def, "source"), cfg->source);
 			problems++;
 		} else if (access(cfg->source, R_OK | X_OK) < 0) {
 			fprintf(errs, "%s:%d: source: cannot read %s: %s\n", file,
-				key_line(def, "source"), cfg->source, strerror(errno));
+				load_key_line(def, "source"), cfg->source, strerror(errno));
 			problems++;
 		}
 	}

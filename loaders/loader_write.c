@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "loader_file.h"
+#include "core_file.h"
 #include "parse.h"
 #include "xalloc.h"
 

@@ -5,14 +5,6 @@
 
 #include "view.h"
 
-void fmt_ms(char *buf, size_t len, double ms)
-{
-	if (isnan(ms))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f ms", ms);
-}
-
 void fmt_num(char *buf, size_t len, double v, int decimals)
 {
 	if (isnan(v))

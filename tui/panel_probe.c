@@ -2,17 +2,21 @@
 /* The probe: the job's response times in the current phase. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "table.h"
 #include "view.h"
 
 /* Wake-ups are tens of microseconds: below 1 ms in us. */
 static void fmt_time(char *buf, size_t len, double ms)
 {
-	if (!isnan(ms) && ms < 1)
+	if (isnan(ms))
+		snprintf(buf, len, "-");
+	else if (ms < 1)
 		snprintf(buf, len, "%.0f us", ms * 1000);
 	else
-		fmt_ms(buf, len, ms);
+		snprintf(buf, len, "%.1f ms", ms);
 }
 
 /* A figure in a probe's own units (us, ns: the primitive probes). */
@@ -67,7 +71,7 @@ static void probe_line(struct text *t, const struct probe_line *pl)
 static void probe_update(const struct snapshot *s, struct text *t)
 {
 	const struct phase_view *ph = snapshot_phase(s);
-	char last[32], median[32], p95[32], cpu[32];
+	char *last, *median, *p95, cpu[32];
 
 	text_line(t);
 	text_add(t, TC_TITLE, "Probe");
@@ -78,17 +82,20 @@ static void probe_update(const struct snapshot *s, struct text *t)
 	}
 	text_addf(t, TC_NORMAL, "  phase %s, round %ld", ph->name, ph->round);
 
-	fmt_ms(last, sizeof last, ph->last_ms);
-	fmt_ms(median, sizeof median, ph->median);
-	fmt_ms(p95, sizeof p95, ph->p95);
+	last = fmt_fixed(ph->last_ms, 1);
+	median = fmt_fixed(ph->median, 1);
+	p95 = fmt_fixed(ph->p95, 1);
 	fmt_num(cpu, sizeof cpu, ph->cpu_pct, 1);
 	text_line(t);
 	text_add(t, TC_HEAD, "last ");
-	text_add(t, TC_VALUE, last);
+	text_addf(t, TC_VALUE, "%s ms", last);
 	text_add(t, TC_HEAD, "  median ");
-	text_add(t, TC_VALUE, median);
+	text_addf(t, TC_VALUE, "%s ms", median);
 	text_add(t, TC_HEAD, "  p95 ");
-	text_add(t, TC_VALUE, p95);
+	text_addf(t, TC_VALUE, "%s ms", p95);
+	free(last);
+	free(median);
+	free(p95);
 	text_add(t, TC_HEAD, "  cpu% ");
 	text_add(t, TC_NORMAL, cpu);
 	text_add(t, TC_HEAD, "  jobs ");

@@ -2,11 +2,13 @@
 /* Lines of text with a style class per byte: what a panel shows, built once
  * and then either drawn with curses or printed plainly. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+#include "term_escape.h"
 #include "view.h"
 #include "xalloc.h"
 
@@ -40,36 +42,6 @@ struct tline *text_line(struct text *t)
 }
 
 /* Length of the UTF-8 sequence at s and its code point; 0 when invalid. */
-static size_t utf8_decode(const unsigned char *s, wchar_t *cp)
-{
-	size_t len, i;
-	unsigned int c = s[0];
-
-	if (c < 0x80) {
-		*cp = (wchar_t)c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		c &= 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		c &= 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	*cp = (wchar_t)c;
-	return len;
-}
-
 static void put(struct tline *l, const char *bytes, size_t n, int cols, enum tclass cls)
 {
 	memcpy(l->s + l->len, bytes, n);
@@ -84,7 +56,7 @@ void text_add(struct text *t, enum tclass cls, const char *str)
 	struct tline *l = t->n ? &t->lines[t->n - 1] : text_line(t);
 
 	while (*s != '\0') {
-		wchar_t cp;
+		uint32_t cp = 0;
 		size_t n = 1;
 		int w = 1;
 
@@ -96,8 +68,8 @@ void text_add(struct text *t, enum tclass cls, const char *str)
 			continue;
 		}
 		if (*s >= 0x80) {
-			n = view_utf8 ? utf8_decode(s, &cp) : 0;
-			w = n ? wcwidth(cp) : -1;
+			n = view_utf8 ? utf8_decode(s, strnlen((const char *)s, 4), &cp) : 0;
+			w = n ? wcwidth((wchar_t)cp) : -1;
 			if (w < 0) {
 				/* Not printable here: one '?' for the byte. */
 				s++;

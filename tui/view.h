@@ -158,8 +158,6 @@ int64_t source_run_id(const struct source *src);
 
 /* ---- formatting shared by the panels ---- */
 
-/* "12.3 ms", "1.24 s"; "-" for NaN. */
-void fmt_ms(char *buf, size_t len, double ms);
 /* "1.23", "n/a" for NaN, with the given decimals. */
 void fmt_num(char *buf, size_t len, double v, int decimals);
 /* Whether the locale's charset is UTF-8 (set once by the caller). */

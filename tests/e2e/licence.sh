@@ -17,6 +17,7 @@ grep -q "GPL-2.0-or-later" README.md || fail "README.md does not name the licenc
 spdx='SPDX-License-Identifier: GPL-2.0-or-later'
 missing=()
 while IFS= read -r f; do
+	[ -f "$f" ] || continue # deleted, not yet committed
 	case "$f" in
 	tests/data/*) continue ;;
 	*.c | *.h | CMakeLists.txt | */CMakeLists.txt | *.sh | *.py | *.service.in) ;;

@@ -31,6 +31,7 @@
 #include "loader.h"
 #include "loader_exec.h"
 #include "loader_net.h"
+#include "remove_tree.h"
 #include "xalloc.h"
 
 #define NCASES(a) (sizeof(a) / sizeof((a)[0]))

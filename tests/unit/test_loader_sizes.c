@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "loader.h"
-#include "loader_file.h"
+#include "core_file.h"
 #include "parse.h"
 
 #define KiB 1024ULL

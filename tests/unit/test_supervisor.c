@@ -27,6 +27,7 @@
 #include "loader.h"
 #include "log.h"
 #include "procfs.h"
+#include "remove_tree.h"
 #include "supervisor.h"
 #include "timeutil.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "loader_exec.h"
+#include "core_exec.h"
 
 #include <errno.h>
 #include <fcntl.h>

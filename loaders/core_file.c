@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "loader_file.h"
+#include "core_file.h"
 
 #include <errno.h>
 #include <string.h>
@@ -163,14 +163,6 @@ void loader_nap(int ms)
 
 	for (int slept = 0; slept < ms && !loader_stopping(); slept += 50)
 		nanosleep(&step, NULL);
-}
-
-int load_key_line(const struct load_def *def, const char *key)
-{
-	for (size_t i = 0; i < def->nkv; i++)
-		if (strcmp(def->kvs[i].key, key) == 0)
-			return def->kvs[i].line;
-	return def->line;
 }
 
 int check_plain_size(const struct size_spec *spec, const struct load_def *def, const char *key,

@@ -2,8 +2,8 @@
 /* What the read and write loaders share: how big a file may be on its
  * filesystem, writing a file block by block with ENOSPC told apart from other
  * failures, and sleeping in a way that a stop request cuts short. */
-#ifndef LOADD_LOADER_FILE_H
-#define LOADD_LOADER_FILE_H
+#ifndef LOADD_CORE_FILE_H
+#define LOADD_CORE_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,10 +66,8 @@ void loader_mark_progress(struct loader_shm *shm);
 /* Sleeps ms milliseconds, waking within 50 ms when the load is stopped. */
 void loader_nap(int ms);
 
-/* For the loaders' check hooks: the line of key in the section (the
- * section's own line when the key is not set), and a refusal of sizes that
- * depend on the machine where only bytes make sense. */
-int load_key_line(const struct load_def *def, const char *key);
+/* For the loaders' check hooks: a refusal of sizes that depend on the
+ * machine where only bytes make sense. */
 int check_plain_size(const struct size_spec *spec, const struct load_def *def, const char *key,
 		     const char *file, FILE *errs);
 

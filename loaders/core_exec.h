@@ -2,8 +2,8 @@
 /* Loaders that run an external program (dbench, tar): find it on PATH the
  * way the profile check does, start it as a loader child, read its output
  * line by line, and stop it the way fio's exec engine does. */
-#ifndef LOADD_LOADER_EXEC_H
-#define LOADD_LOADER_EXEC_H
+#ifndef LOADD_CORE_EXEC_H
+#define LOADD_CORE_EXEC_H
 
 #include <sys/types.h>
 
