@@ -217,13 +217,6 @@ static size_t rounds_needed(const struct change *c, double threshold, size_t rou
 	return need >= CHANGE_MAX_ROUNDS_NEEDED ? CHANGE_MAX_ROUNDS_NEEDED : (size_t)need;
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* The percentile interval of log(ratio), its halves stretched from the
  * normal's 97.5% point to Student's t with rounds_a + rounds_b - 2 degrees
  * of freedom. A bootstrap over a handful of rounds sees their spread as if

@@ -673,7 +673,7 @@ static void format_start(double t, char *buf, size_t len)
 
 /* The header's strings came from a database that may have been copied from
  * anywhere: escaped (term_escape.h) before they reach a terminal. */
-static void print_header(const struct run_row *r, FILE *out)
+static void print_run_header(const struct run_row *r, FILE *out)
 {
 	char start[64], dur[32], ram[32], swap[32];
 	char *status = term_escape(r->status), *name = term_escape(r->profile_name);
@@ -709,7 +709,7 @@ static void print_header(const struct run_row *r, FILE *out)
 	free(kernel), free(cpu), free(tree), free(version);
 }
 
-static void print_phases(const struct run_report *rep, FILE *out)
+static void print_phase_table(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
 		"Phase", "Time", "CPU%", "Loads", "LCPU%", "Ratio", "n", "median", "p95",
@@ -775,7 +775,7 @@ static void print_weak_legend(const struct run_report *rep, FILE *out)
 	}
 }
 
-static void print_loads(const struct run_report *rep, FILE *out)
+static void print_load_table(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
 		"Phase", "Load", "Type", "Cycles", "Ops", "MiB/s", "LCPU%", "errors", "restarts",
@@ -1041,12 +1041,12 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 
 	if (rc != 0)
 		return rc;
-	print_header(&rep.run, out);
+	print_run_header(&rep.run, out);
 	fputc('\n', out);
 	if (rep.nphases == 0) {
 		fprintf(out, "No phase has started yet.\n");
 	} else {
-		print_phases(&rep, out);
+		print_phase_table(&rep, out);
 		if (rep.baseline == NULL)
 			fprintf(out, "(no phase without loads: no Ratio)\n");
 		else
@@ -1056,7 +1056,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 		print_weak_legend(&rep, out);
 		print_ramps(&rep, out);
 		print_probes(&rep, out);
-		print_loads(&rep, out);
+		print_load_table(&rep, out);
 		print_pressure(&rep, out);
 	}
 	report_free(&rep);
@@ -1195,7 +1195,7 @@ static json_t *json_phase(const struct report_phase *p)
 	return o;
 }
 
-static json_t *json_run(const struct run_row *r)
+static json_t *json_run_row(const struct run_row *r)
 {
 	json_t *o = json_object();
 	bool ended = r->ended_at > 0;
@@ -1233,7 +1233,7 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 	for (i = 0; i < rep.nphases; i++)
 		json_array_append_new(phases, json_phase(&rep.phases[i]));
 	root = json_object();
-	json_set(root, "run", json_run(&rep.run));
+	json_set(root, "run", json_run_row(&rep.run));
 	json_set(root, "baseline", jstr_or_null(rep.baseline));
 	json_set(root, "phases", phases);
 	report_free(&rep);

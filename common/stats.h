@@ -58,4 +58,7 @@ struct rank_test {
  * either set is empty. */
 int mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct rank_test *r);
 
+/* qsort order of doubles, ascending. */
+int cmp_double(const void *a, const void *b);
+
 #endif
