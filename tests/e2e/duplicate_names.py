@@ -18,6 +18,8 @@ ALLOWED = {
     "usage": "every program and command prints its own",
     "parse_args": "loadd's and loadtop's own command lines",
     "catch_stop_signals": "loadd's and loadtop's own stop signals",
+    "pin_to": "the cpu loader's (which may leave a process unpinned) and the wakeup probe's "
+              "thread pinning: alike, left for their owners to merge",
     "on_stop_signal": "each process's own SIGTERM handler (loadd, a loader, loadtop)",
     "on_body": "loadctl's curl reply callback and the net loader's HTTP handler",
     "on_accept_error": "the listeners of two servers: the API and the net loader",
