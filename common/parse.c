@@ -409,12 +409,20 @@ void format_bytes(uint64_t bytes, char *buf, size_t len)
 		v /= 1024;
 		i++;
 	}
-	if (i < 0)
+	if (i < 0) {
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-	else if (v < 9.95 && v != floor(v))
-		snprintf(buf, len, "%.1f %s", v, units[i]);
-	else
+	} else if (v < 99.95) {
+		/* One decimal where it says something: 23.5 GiB, 1.5 KiB, 2 GiB. */
+		char num[16], *dot;
+
+		snprintf(num, sizeof num, "%.1f", v);
+		dot = strchr(num, '.');
+		if (dot != NULL && strcmp(dot, ".0") == 0)
+			*dot = '\0';
+		snprintf(buf, len, "%s %s", num, units[i]);
+	} else {
 		snprintf(buf, len, "%.0f %s", v, units[i]);
+	}
 }
 
 int parse_long(const char *s, long *out, const char **err)

@@ -39,7 +39,8 @@ uint64_t size_resolve_now(const struct size_spec *spec, uint64_t ram_bytes, uint
 			  uint64_t available_bytes);
 /* Writes the spec back as a profile would spell it ("2G", "60%", "ram+swap-64M"). */
 void size_format(const struct size_spec *spec, char *buf, size_t len);
-/* "1.5 GiB", "640 MiB", "12 KiB", "17 B" */
+/* "1.5 GiB", "23.5 GiB", "640 MiB", "12.3 KiB", "17 B": one decimal below 100 of a
+ * unit unless it is .0. The one byte formatter of every program. */
 void format_bytes(uint64_t bytes, char *buf, size_t len);
 
 int parse_long(const char *s, long *out, const char **err);
