@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loader_file.h"
+#include "core_file.h"
 #include "log.h"
 #include "run_user.h"
 #include "parse.h"

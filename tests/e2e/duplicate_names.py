@@ -32,6 +32,22 @@ START = re.compile(r"^(?!typedef\b|struct\b[^(]*;|enum\b|union\b|#|/|\s|\})"
                    r"[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(")
 
 
+# Alike code found when the check came in, still to be shared by the owners
+# of those files; a name here is a debt, not a permission: remove it when
+# merged. New duplicates fail.
+KNOWN = {
+    "member_loop": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
+    "member_thread": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
+    "ring_close_pipes": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
+    "skip_blanks": "expect.c and parse.c",
+    "parse_value": "expect.c's and options.c's value parsers (different jobs, same name)",
+    "fmt_figure": "loadctl compare's and loadtop's probe figures",
+    "print_probes": "the report's and compare's probe tables",
+    "probes_json": "the JSON status's and compare's probe lists",
+}
+ALLOWED.update(KNOWN)
+
+
 def definitions(path):
     """(name, line) of every function defined in a C file."""
     with open(path, encoding="utf-8", errors="replace") as f:

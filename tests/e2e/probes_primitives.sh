@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The primitive probes (spawn, ctxswitch, switchcost) run in a tiny profile,
 # store a figure for every sample, and the figures are ordered as physics
 # demands: a fork costs more than a thread, a strictly alternating count
