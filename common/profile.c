@@ -1171,8 +1171,11 @@ int64_t profile_total_ms(const struct profile *p)
 
 	for (i = 0; i < p->nphases; i++) {
 		const struct phase_def *ph = &p->phases[i];
+		/* a knee search at its longest: every step runs */
+		int64_t steps = ph->ramp.nsteps > 0 ? (int64_t)ph->ramp.nsteps : 1;
 
-		round += (ph->settle_ms >= 0 ? ph->settle_ms : p->run.settle_ms) + ph->duration_ms;
+		round += steps * ((ph->settle_ms >= 0 ? ph->settle_ms : p->run.settle_ms) +
+				  ph->duration_ms);
 	}
 	return round * p->run.rounds;
 }

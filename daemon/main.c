@@ -216,6 +216,9 @@ static void print_plan(const struct profile *p)
 				printf(" %s", ph->probes[j]);
 			printf(")");
 		}
+		if (ph->ramp.nsteps > 0)
+			printf("  (knee search: %s.%s, up to %zu steps)", ph->ramp.load,
+			       ph->ramp.key, ph->ramp.nsteps);
 		printf("\n");
 	}
 	if (p->nloads > 0)
