@@ -67,6 +67,8 @@ struct fig_phase {
 /* One probe of the run, with a row per phase name (rf->nphases of them). */
 struct fig_probe {
 	char *name;
+	char *unit;          /* of its values: its samples' own, ms for a histogram */
+	double to_ms;        /* what turns one into ms, for the timeline */
 	int64_t id;          /* its probes row (0: the job of a run without them) */
 	bool histogram;
 	struct fig_phase *phases;
@@ -202,7 +204,9 @@ static int add_probe_points(struct run_figures *rf, struct db *db, int64_t phase
 	if (db_probe_samples_list(db, phase_id, pr->id, &s, &n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		add_point(rf, (struct fig_point){ p, s[i].started_at, s[i].wall_ms, s[i].failed },
+		add_point(rf,
+			  (struct fig_point){ p, s[i].started_at, sample_figure(&s[i]) * pr->to_ms,
+					      s[i].failed },
 			  last);
 	free(s);
 	return 0;
@@ -278,10 +282,10 @@ static int load_phase(struct db *db, const struct fig_probe *pr, const struct re
 		if (db_probe_samples_list(db, p->rounds[r].phase_id, pr->id, &s, &n) < 0)
 			goto fail;
 		for (size_t i = 0; i < n; i++) {
-			if (s[i].failed || !(s[i].wall_ms > 0))
+			if (s[i].failed || !(sample_figure(&s[i]) > 0))
 				continue;
 			d.v = grow(d.v, d.n, &d.cap, sizeof *d.v);
-			d.v[d.n++] = s[i].wall_ms;
+			d.v[d.n++] = sample_figure(&s[i]);
 		}
 		free(s);
 	}
@@ -295,6 +299,18 @@ fail:
 	return -1;
 }
 
+/* How many ms one of unit is; 1 for a unit that is not a time. */
+static double unit_to_ms(const char *unit)
+{
+	if (strcmp(unit, "us") == 0)
+		return 1e-3;
+	if (strcmp(unit, "ns") == 0)
+		return 1e-6;
+	if (strcmp(unit, "s") == 0)
+		return 1e3;
+	return 1;
+}
+
 static int add_probe(struct run_figures *rf, struct db *db, const struct run_report *rep,
 		     const struct probe_info *pi)
 {
@@ -303,6 +319,8 @@ static int add_probe(struct run_figures *rf, struct db *db, const struct run_rep
 	rf->probes = xreallocarray(rf->probes, rf->nprobes + 1, sizeof *rf->probes);
 	pr = &rf->probes[rf->nprobes++];
 	pr->name = xstrdup(pi->name);
+	pr->unit = xstrdup(pi->histogram || pi->units == NULL ? "ms" : pi->units);
+	pr->to_ms = unit_to_ms(pr->unit);
 	pr->id = pi->id;
 	pr->histogram = pi->histogram;
 	pr->phases = xcalloc(rf->nphases ? rf->nphases : 1, sizeof *pr->phases);
@@ -371,6 +389,7 @@ void run_figures_free(struct run_figures *rf)
 		}
 		free(rf->probes[p].phases);
 		free(rf->probes[p].name);
+		free(rf->probes[p].unit);
 	}
 	for (i = 0; i < rf->nbands; i++)
 		free(rf->bands[i].label);
@@ -403,6 +422,17 @@ static void put_label(FILE *f, const char *s)
 
 	fprintf(f, "'%s'", safe);
 	free(safe);
+}
+
+/* "set ylabel 'time (us)'", the unit made safe. */
+static void put_unit_label(FILE *f, const char *which, const char *unit)
+{
+	char *label = xasprintf("time (%s)", unit);
+
+	fprintf(f, "set %s ", which);
+	put_label(f, label);
+	fputc('\n', f);
+	free(label);
 }
 
 /* A phase's tick label, marked when its figures prove little. */
@@ -536,11 +566,12 @@ static int script_distribution(const struct run_figures *rf, const struct fig_pr
 	fclose(bf);
 	fclose(df);
 	script_begin(f, pr->name, "time per phase");
+	put_unit_label(f, "ylabel", pr->unit);
 	put_block(f, "box", boxes, blen);
 	put_block(f, "dots", dots, dlen);
 	free(boxes);
 	free(dots);
-	fputs("set logscale y\nset ylabel 'time (ms)'\nset key off\n"
+	fputs("set logscale y\nset key off\n"
 	      "set boxwidth 0.5 absolute\n", f);
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", rf->nphases);
 	for (i = 0; i < rf->nphases; i++) {
@@ -578,7 +609,8 @@ static int script_per_phase(const struct run_figures *rf, const struct fig_probe
 		block(f, &pr->phases[i]);
 		fputs("EOD\n", f);
 	}
-	fprintf(f, "set logscale x\nset xlabel 'time (ms)'\nset ylabel '%s'\n"
+	put_unit_label(f, "xlabel", pr->unit);
+	fprintf(f, "set logscale x\nset ylabel '%s'\n"
 		   "set yrange [0:*]\nset key outside right top\n",
 		ylabel);
 	for (i = 0; i < rf->nphases; i++) {
@@ -998,11 +1030,12 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 	}
 	f = open_memstream(script, len);
 	script_begin(f, fp->name, "time per phase and run");
+	put_unit_label(f, "ylabel", fp->unit);
 	put_block(f, "box", boxes, blen);
 	put_block(f, "dots", dots, dlen);
 	free(boxes);
 	free(dots);
-	fputs("set logscale y\nset ylabel 'time (ms)'\nset key outside right top\n", f);
+	fputs("set logscale y\nset key outside right top\n", f);
 	fprintf(f, "set boxwidth %g absolute\n", width * 0.8);
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", first->nphases);
 	for (i = 0; i < first->nphases; i++) {

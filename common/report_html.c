@@ -176,7 +176,7 @@ static char *count_cell(const struct report_probe *rp, uint64_t n)
 static void write_probes(FILE *out, const struct run_report *rep)
 {
 	static const char *const head[] = {
-		"Phase", "Probe", "Type", "n", "median", "p95", "p99", "p99.9", "max", "&gt;1ms",
+		"Phase", "Probe", "Type", "Unit", "n", "median", "p95", "p99", "p99.9", "max", "&gt;1ms",
 		"&gt;16.7ms", "&gt;100ms", "Ratio", "missed", "failed",
 	};
 
@@ -185,7 +185,7 @@ static void write_probes(FILE *out, const struct run_report *rep)
 		return;
 	html_raw(out, "<h2>Probes</h2>\n<div class=\"wide\"><table>\n<tr>");
 	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-		html_raw(out, "<th%s>%s</th>", i < 3 ? " class=\"l\"" : "", head[i]);
+		html_raw(out, "<th%s>%s</th>", i < 4 ? " class=\"l\"" : "", head[i]);
 	html_raw(out, "</tr>\n");
 	for (size_t i = 0; i < rep->nphases; i++) {
 		const struct report_phase *p = &rep->phases[i];
@@ -201,6 +201,7 @@ static void write_probes(FILE *out, const struct run_report *rep)
 			cell(out, xstrdup(first ? p->name : ""), "l");
 			cell(out, xstrdup(rp->name), "l");
 			cell(out, xstrdup(rp->type), "l");
+			cell(out, xstrdup(rp->units), "l");
 			if (rp->histogram) {
 				cell(out, xasprintf("%llu", (unsigned long long)rp->count), NULL);
 				cell(out, fmt_ms(rp->p50), NULL);
@@ -228,7 +229,7 @@ static void write_probes(FILE *out, const struct run_report *rep)
 			first = false;
 		}
 	}
-	html_raw(out, "</table></div>\n<p>Valid rounds; times in ms; a histogram probe's median "
+	html_raw(out, "</table></div>\n<p>Valid rounds; each probe in its Unit; a histogram probe's median "
 		      "is its p50. Ratio = median / the baseline's median of the same probe "
 		      "(histogram probes: p99 / p99); &gt;1ms, &gt;16.7ms, &gt;100ms: wake-ups "
 		      "later than that.</p>\n");

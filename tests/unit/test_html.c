@@ -97,7 +97,7 @@ static void test_gnuplot_label(void **state)
 		{ "it's", "it_s" },
 		{ "a\\b", "a_b" },
 		{ "<b>&\"", "_b___" },
-		{ "x'; system('id'); '", "x__ system__id___ _" },
+		{ "x'; system('id'); '", "x__ system(_id_)_ _" },
 		{ "mem-1.5G:io/x=y,z+", "mem-1.5G:io/x=y,z+" },
 		{ "\xc3\xa9", "__" },
 	};
