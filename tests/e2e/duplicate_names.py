@@ -16,6 +16,7 @@ PRODUCT = ["common", "daemon", "loadctl", "loaders", "probe", "tui"]
 ALLOWED = {
     "main": "every program has one",
     "usage": "every program and command prints its own",
+    "print_json": "each loadctl command prints its own JSON document",
     "parse_args": "loadd's and loadtop's own command lines",
     "catch_stop_signals": "loadd's and loadtop's own stop signals",
     "pin_to": "the cpu loader's (which may leave a process unpinned) and the wakeup probe's "
