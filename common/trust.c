@@ -28,10 +28,11 @@ bool trust_owner(uid_t uid)
 }
 
 /* Writable by a user we do not trust: other-writable, or group-writable by
- * a group other than root's. */
+ * a group other than root's or loadd's own (a user's private group). */
 static bool writable_by_others(const struct stat *st)
 {
-	return (st->st_mode & S_IWOTH) != 0 || ((st->st_mode & S_IWGRP) != 0 && st->st_gid != 0);
+	return (st->st_mode & S_IWOTH) != 0 ||
+	       ((st->st_mode & S_IWGRP) != 0 && st->st_gid != 0 && st->st_gid != getegid());
 }
 
 static int check_dir(const char *dir, char **err)
