@@ -219,6 +219,37 @@ static int add_hist_second(void *arg, const struct hist_record *h)
 	return 0;
 }
 
+static void probe_round_push(struct report_probe *rp, double v)
+{
+	rp->round_values = xreallocarray(rp->round_values, rp->nround_values + 1,
+					 sizeof *rp->round_values);
+	rp->round_values[rp->nround_values++] = v;
+	rp->round_len[rp->nround_len - 1]++;
+}
+
+static void probe_round_start(struct report_probe *rp)
+{
+	rp->round_len = xreallocarray(rp->round_len, rp->nround_len + 1, sizeof *rp->round_len);
+	rp->round_len[rp->nround_len++] = 0;
+}
+
+struct hist_round {
+	struct probe_acc *pa;
+	struct report_probe *rp;
+};
+
+/* A second's histogram into the phase's, and its p99 into the round's
+ * values for compare. */
+static int add_hist_round_second(void *arg, const struct hist_record *h)
+{
+	struct hist_round *hr = arg;
+	double p99 = hist_percentile(h->hist, 99);
+
+	if (!isnan(p99))
+		probe_round_push(hr->rp, p99 / 1e6);
+	return add_hist_second(hr->pa, h);
+}
+
 /* Every probe's figures of one valid round. */
 static int add_probes(struct db *db, const struct phase_row *ph, struct report_phase *p,
 		      struct phase_acc *acc, const struct probe_info *probes)
@@ -229,10 +260,13 @@ static int add_probes(struct db *db, const struct phase_row *ph, struct report_p
 		struct sample *s;
 		size_t n;
 
+		probe_round_start(rp);
 		if (rp->histogram) {
 			uint64_t before = pa->hist->count;
+			struct hist_round hr = { pa, rp };
 
-			if (db_hists_foreach(db, 0, ph->id, probes[k].id, add_hist_second, pa) < 0)
+			if (db_hists_foreach(db, 0, ph->id, probes[k].id, add_hist_round_second,
+					     &hr) < 0)
 				return -1;
 			rp->ran |= pa->hist->count > before;
 			continue;
@@ -244,8 +278,10 @@ static int add_probes(struct db *db, const struct phase_row *ph, struct report_p
 			rp->missed += s[i].missed;
 			if (s[i].failed)
 				rp->failed++;
-			else if (!isnan(sample_figure(&s[i])))
+			else if (!isnan(sample_figure(&s[i]))) {
 				dvec_push(&pa->values, sample_figure(&s[i]));
+				probe_round_push(rp, sample_figure(&s[i]));
+			}
 		}
 		free(s);
 	}
@@ -641,6 +677,8 @@ void report_free(struct run_report *rep)
 			free(p->probe[j].name);
 			free(p->probe[j].type);
 			free(p->probe[j].units);
+			free(p->probe[j].round_values);
+			free(p->probe[j].round_len);
 		}
 		free(p->probe);
 		free(p->load);

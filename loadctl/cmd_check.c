@@ -86,6 +86,7 @@ static void add_item(struct check *k, const char *phase, const struct cmp_figure
 	it->phase = xstrdup(phase);
 	it->f.higher_better = f->higher_better;
 	it->f.load = f->load ? xstrdup(f->load) : NULL;
+	it->f.probe = f->probe ? xstrdup(f->probe) : NULL;
 	cmp_rank(k->runs, 2, phase, &it->f, &k->opts, &rk);
 	it->why = rk.why[1] ? rk.why[1] : rk.why[0];
 	if (it->why == NULL) {
@@ -103,11 +104,17 @@ static void check_all(struct check *k)
 
 	for (i = 0; i < rep->nphases; i++) {
 		const struct report_phase *p = &rep->phases[i];
-		struct cmp_figure f = { NULL, false };
+		struct cmp_figure f = { NULL, NULL, false };
 
 		add_item(k, p->name, &f);
 		for (j = 0; j < p->nload; j++) {
-			f = (struct cmp_figure){ p->load[j].name, true };
+			f = (struct cmp_figure){ p->load[j].name, NULL, true };
+			add_item(k, p->name, &f);
+		}
+		for (j = 0; j < p->nprobe; j++) {
+			if (!cmp_probe_shown(&p->probe[j]))
+				continue;
+			f = (struct cmp_figure){ NULL, p->probe[j].name, false };
 			add_item(k, p->name, &f);
 		}
 	}
@@ -155,7 +162,9 @@ static size_t print_text(const struct check *k)
 		char *row[7];
 
 		row[0] = xstrdup(it->phase);
-		row[1] = it->f.load ? xasprintf("load %s", it->f.load) : xstrdup("job time");
+		row[1] = it->f.load    ? xasprintf("load %s", it->f.load)
+			 : it->f.probe ? xasprintf("probe %s", it->f.probe)
+				       : xstrdup("job time");
 		row[2] = have ? (it->f.load ? fmt_count(it->ch.median_a) : fmt_ms(it->ch.median_a))
 			      : xstrdup("-");
 		row[3] = have ? (it->f.load ? fmt_count(it->ch.median_b) : fmt_ms(it->ch.median_b))
@@ -176,8 +185,8 @@ static size_t print_text(const struct check *k)
 	}
 	table_print(&t, stdout);
 	table_free(&t);
-	printf("(job time: median ms, worse when higher; load: cycles per second, worse when "
-	       "lower)\n\n");
+	printf("(job time and probes: median ms, worse when higher (a histogram probe: of each "
+	       "second's p99);\n load: cycles per second, worse when lower)\n\n");
 	if (bad == 0) {
 		printf("OK: nothing regressed beyond ±%g%%\n", k->opts.threshold * 100);
 		return 0;
@@ -185,8 +194,9 @@ static size_t print_text(const struct check *k)
 	for (i = 0; i < k->nitems; i++)
 		if (k->items[i].regressed)
 			printf("REGRESSED: %s, %s%s %+.1f%%\n", k->items[i].phase,
-			       k->items[i].f.load ? "load " : "job time",
-			       k->items[i].f.load ? k->items[i].f.load : "",
+			       k->items[i].f.load ? "load " : k->items[i].f.probe ? "probe " : "job time",
+			       k->items[i].f.load ? k->items[i].f.load
+			       : k->items[i].f.probe ? k->items[i].f.probe : "",
 			       (k->items[i].ch.ratio - 1) * 100);
 	return bad;
 }
@@ -202,8 +212,9 @@ static size_t print_json(const struct check *k)
 		bool have = it->why == NULL;
 
 		json_set(o, "phase", json_text(it->phase));
-		json_set(o, "figure", json_string(it->f.load ? "load" : "time"));
+		json_set(o, "figure", json_string(it->f.load ? "load" : it->f.probe ? "probe" : "time"));
 		json_set(o, "load", it->f.load ? json_text(it->f.load) : json_null());
+		json_set(o, "probe", it->f.probe ? json_text(it->f.probe) : json_null());
 		json_set(o, "baseline_median", json_real_or_null(have ? it->ch.median_a : NAN));
 		json_set(o, "median", json_real_or_null(have ? it->ch.median_b : NAN));
 		json_set(o, "ratio", json_real_or_null(have ? it->ch.ratio : NAN));
@@ -237,6 +248,7 @@ static void check_free(struct check *k)
 	for (i = 0; i < k->nitems; i++) {
 		free(k->items[i].phase);
 		free((char *)k->items[i].f.load);
+		free((char *)k->items[i].f.probe);
 	}
 	free(k->items);
 	cmp_run_free(&k->runs[0]);

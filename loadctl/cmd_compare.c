@@ -59,31 +59,42 @@ static void collect_phases(struct cmp *c)
 			add_name(&c->phases, &c->nphases, c->runs[i].rep.phases[j].name);
 }
 
+/* The job's time, then every load, then every other probe any run had in
+ * the phase. */
 static void figures_of(const struct cmp *c, const char *phase, struct phase_figures *pf)
 {
-	char **loads = NULL;
-	size_t nloads = 0, i, j, at;
+	char **loads = NULL, **probes = NULL;
+	size_t nloads = 0, nprobes = 0, i, j, at;
 
 	for (i = 0; i < c->n; i++) {
 		const struct report_phase *p = cmp_find_phase(&c->runs[i], phase, &at);
 
 		for (j = 0; p != NULL && j < p->nload; j++)
 			add_name(&loads, &nloads, p->load[j].name);
+		for (j = 0; p != NULL && j < p->nprobe; j++)
+			if (cmp_probe_shown(&p->probe[j]))
+				add_name(&probes, &nprobes, p->probe[j].name);
 	}
-	pf->n = nloads + 1;
+	pf->n = 1 + nloads + nprobes;
 	pf->f = xcalloc(pf->n, sizeof *pf->f);
-	pf->f[0] = (struct cmp_figure){ NULL, false };
+	pf->f[0] = (struct cmp_figure){ NULL, NULL, false };
 	for (i = 0; i < nloads; i++)
-		pf->f[i + 1] = (struct cmp_figure){ loads[i], true };
-	free(loads); /* the names now belong to pf */
+		pf->f[1 + i] = (struct cmp_figure){ loads[i], NULL, true };
+	for (i = 0; i < nprobes; i++)
+		pf->f[1 + nloads + i] = (struct cmp_figure){ NULL, probes[i], false };
+	/* the names now belong to pf */
+	free(loads);
+	free(probes);
 }
 
 static void figures_free(struct phase_figures *pf)
 {
 	size_t i;
 
-	for (i = 1; i < pf->n; i++)
+	for (i = 1; i < pf->n; i++) {
 		free((char *)pf->f[i].load);
+		free((char *)pf->f[i].probe);
+	}
 	free(pf->f);
 }
 
@@ -151,9 +162,12 @@ static char *fmt_figure(const struct cmp_figure *f, double v)
 
 static const char *figure_name(const struct cmp_figure *f, char *buf, size_t len)
 {
-	if (f->load == NULL)
+	if (f->probe != NULL)
+		snprintf(buf, len, "probe %s", f->probe);
+	else if (f->load != NULL)
+		snprintf(buf, len, "load %s", f->load);
+	else
 		return "job time";
-	snprintf(buf, len, "load %s", f->load);
 	return buf;
 }
 
@@ -228,6 +242,8 @@ static void note_load_changes(const struct cmp *c, const char *phase, char **not
 		struct cmp_ranking rk;
 		struct change ch;
 
+		if (pf.f[k].load == NULL)
+			continue;
 		cmp_rank(c->runs, 2, phase, &pf.f[k], &c->opts, &rk);
 		ch = cmp_pair(&rk, 0, 1);
 		if (rk.why[0] == NULL && rk.why[1] == NULL &&
@@ -250,7 +266,7 @@ static char *unusable_text(const struct cmp_ranking *rk)
 
 static void times_row(const struct cmp *c, const char *phase, struct table *t)
 {
-	const struct cmp_figure f = { NULL, false };
+	const struct cmp_figure f = { NULL, NULL, false };
 	const struct report_phase *pa, *pb;
 	struct cmp_ranking rk;
 	struct change ch;
@@ -337,6 +353,8 @@ static void loads_rows(const struct cmp *c, const char *phase, struct table *t)
 		struct change ch;
 		char *row[9];
 
+		if (pf.f[k].load == NULL)
+			continue;
 		cmp_rank(c->runs, 2, phase, &pf.f[k], &c->opts, &rk);
 		ch = cmp_pair(&rk, 0, 1);
 		row[0] = xstrdup(phase);
@@ -372,6 +390,59 @@ static void print_loads(const struct cmp *c)
 		printf("\nLoads' throughput (cycles per second over each round's probe window, "
 		       "median of the rounds;\n a load that does less work has not made the "
 		       "job's time comparable)\n");
+		table_print(&t, stdout);
+	}
+	table_free(&t);
+}
+
+static void probes_rows(const struct cmp *c, const char *phase, struct table *t)
+{
+	struct phase_figures pf;
+	size_t ia, ib, k;
+
+	if (cmp_find_phase(&c->runs[0], phase, &ia) == NULL ||
+	    cmp_find_phase(&c->runs[1], phase, &ib) == NULL)
+		return;
+	figures_of(c, phase, &pf);
+	for (k = 1; k < pf.n; k++) {
+		struct cmp_ranking rk;
+		struct change ch;
+		char *row[7];
+
+		if (pf.f[k].probe == NULL)
+			continue;
+		cmp_rank(c->runs, 2, phase, &pf.f[k], &c->opts, &rk);
+		ch = cmp_pair(&rk, 0, 1);
+		row[0] = xstrdup(phase);
+		row[1] = xstrdup(pf.f[k].probe);
+		row[2] = fmt_ms(rk.median[0]);
+		row[3] = fmt_ms(rk.median[1]);
+		row[4] = rk.why[0] || rk.why[1] ? xstrdup("-") : fmt_pct(ch.ratio);
+		row[5] = rk.why[0] || rk.why[1] ? xstrdup("-") : fmt_interval(&ch);
+		row[6] = rk.why[0] || rk.why[1] ? unusable_text(&rk) : verdict_text(&ch, &pf.f[k]);
+		table_row(t, row);
+		cmp_ranking_free(&rk);
+	}
+	figures_free(&pf);
+}
+
+static void print_probe_verdicts(const struct cmp *c)
+{
+	static const char *const head[] = {
+		"Phase", "Probe", "Time A", "Time B", "change", "95% interval", "B vs A",
+	};
+	static const char align[] = "llrrrrl";
+	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
+	struct table t;
+	size_t i;
+
+	table_init(&t, head, align);
+	for (i = 0; i < c->nphases; i++)
+		probes_rows(c, c->phases[i], &t);
+	if (t.nrows > 1) {
+		printf("\nProbes' changes (median ms of each probe's values, a histogram probe's of "
+		       "the p99 of each second,\n with the interval and verdict as for the job's "
+		       "time)\n");
 		table_print(&t, stdout);
 	}
 	table_free(&t);
@@ -583,6 +654,7 @@ static void print_two(const struct cmp *c)
 	print_header(c, labels);
 	print_times(c);
 	print_loads(c);
+	print_probe_verdicts(c);
 	print_probes(c);
 	print_only(c, 0, "A");
 	print_only(c, 1, "B");
@@ -654,7 +726,9 @@ static void ranked_table(const struct cmp *c, const char *phase, const struct cm
 	char name[128];
 
 	printf("\n%s, %s (%s)\n", phase, figure_name(f, name, sizeof name),
-	       f->load ? "cycles per second, higher is better" : "median ms, lower is better");
+	       f->load ? "cycles per second, higher is better"
+	       : f->probe ? "median ms (histograms: of each second's p99), lower is better"
+			  : "median ms, lower is better");
 	table_init(&t, head, align);
 	for (rank = next_rank(rk, 0); rank != 0; rank = next_rank(rk, rank)) {
 		for (i = 0; i < rk->n; i++) {
@@ -816,8 +890,9 @@ static json_t *json_figure(const struct cmp *c, const char *phase, const struct 
 			if (rk->why[i] == NULL && rk->why[j] == NULL)
 				json_array_append_new(pairs, json_change(&rk->pair[i * rk->n + j],
 									 f, i, j));
-	json_set(o, "figure", json_string(f->load ? "load" : "time"));
+	json_set(o, "figure", json_string(f->load ? "load" : f->probe ? "probe" : "time"));
 	json_set(o, "load", f->load ? json_text(f->load) : json_null());
+	json_set(o, "probe", f->probe ? json_text(f->probe) : json_null());
 	json_set(o, "unit", json_string(f->load ? "cycles/s" : "ms"));
 	json_set(o, "higher_is_better", json_boolean(f->higher_better));
 	json_set(o, "runs", runs);

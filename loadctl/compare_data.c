@@ -122,6 +122,16 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 	const struct report_phase *p = &r->rep.phases[phase];
 	size_t i;
 
+	if (f->probe != NULL) {
+		for (i = 0; i < p->nprobe; i++) {
+			if (strcmp(p->probe[i].name, f->probe) == 0) {
+				*out = (struct rounds){ p->probe[i].round_values, p->probe[i].round_len,
+							p->probe[i].nround_len };
+				return true;
+			}
+		}
+		return false;
+	}
 	if (f->load == NULL) {
 		*out = (struct rounds){ r->walls[phase].v, r->walls[phase].len,
 					r->walls[phase].nrounds };
@@ -137,6 +147,11 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 	return false;
 }
 
+bool cmp_probe_shown(const struct report_probe *p)
+{
+	return !(strcmp(p->type, "job") == 0 && strcmp(p->name, "job") == 0);
+}
+
 const char *cmp_phase_unusable(const struct cmp_run *r, const char *phase)
 {
 	const struct report_phase *p;
@@ -147,6 +162,10 @@ const char *cmp_phase_unusable(const struct cmp_run *r, const char *phase)
 		return "missing";
 	if (p->valid_rounds == 0)
 		return "invalid";
+	/* A load that fell short of what its profile expects makes the phase
+	 * measure something else than it says. */
+	if (p->weak != NULL && p->weak[0] != '\0')
+		return "weak";
 	return NULL;
 }
 
@@ -221,7 +240,7 @@ void cmp_rank(struct cmp_run *runs, size_t n, const char *phase, const struct cm
 		if (out->why[i] == NULL) {
 			cmp_find_phase(&runs[i], phase, &at);
 			if (!cmp_figure_rounds(&runs[i], at, f, &data[i]))
-				out->why[i] = "no such load";
+				out->why[i] = f->probe ? "no such probe" : "no such load";
 			else
 				out->median[i] = rounds_median(&data[i]);
 			if (out->why[i] == NULL && isnan(out->median[i]))

@@ -37,11 +37,17 @@ void cmp_run_free(struct cmp_run *r);
 /* The phase of that name, or NULL; *at gets its index. */
 const struct report_phase *cmp_find_phase(const struct cmp_run *r, const char *name, size_t *at);
 
-/* A figure of a phase: the job's time, or load NAME's throughput. */
+/* A figure of a phase: the job's time, load NAME's throughput, or probe
+ * NAME's times (a histogram probe's p99 of each second). */
 struct cmp_figure {
-	const char *load;   /* NULL: the job's wall time */
+	const char *load;   /* NULL: the job's wall time, or a probe's */
+	const char *probe;  /* a probe other than the job */
 	bool higher_better; /* throughput; a time is better lower */
 };
+
+/* The probes compare shows apart from the job's time: all but the [probe]
+ * job itself. */
+bool cmp_probe_shown(const struct report_probe *p);
 
 /* The figure's values in run r's phase (by report index), grouped by valid
  * round; false when the run has no such phase or figure. */

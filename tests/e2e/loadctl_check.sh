@@ -177,6 +177,22 @@ TZ=UTC "$LOADCTL" --db "$DB" report 4 | sed 1d >"$T/v2.here"
 TZ=UTC "$LOADCTL" --db "$T/v2.db" report 1 | sed 1d >"$T/v2.there"
 diff -u "$T/v2.there" "$T/v2.here" >&2 || fail "the imported version-2 run reports other figures"
 
+# compare covers the imported run's wakeup probe (a run against itself:
+# no change), and marks a weak phase instead of comparing it.
+ctl --db "$DB" compare 4 4
+expect 0 "" "compare of a run with probes"
+grep -q "^Probes' changes" "$T/out" || fail "no probes' table: $(cat "$T/out")"
+grep -qE '^cpu +wakeup +[0-9.]+ +[0-9.]+ +\+0\.0% ' "$T/out" || fail "cpu's wakeup row: $(cat "$T/out")"
+ctl --db "$DB" compare 4 4 --json
+jq -e '[.phases[].figures[] | select(.figure == "probe") | .probe] == ["wakeup", "wakeup"]' \
+	"$T/out" >/dev/null || fail "probes in compare --json: $(cat "$T/out")"
+cp "$DB" "$T/weak.db"
+sqlite3 "$T/weak.db" "UPDATE phases SET weak = 'cpu: busy 1% (expected >= 90%)'
+	WHERE run_id = 2 AND name = 'cpu'"
+ctl --db "$DB" compare 1 "$T/weak.db:2"
+expect 0 "" "compare with a weak phase"
+grep -qE '^cpu .* weak in B ' "$T/out" || fail "cpu not weak in B: $(cat "$T/out")"
+
 ctl --db "$DB" import
 expect 2 "import from which database?" "import without a database"
 ctl --db "$DB" import "$OTHER" x
