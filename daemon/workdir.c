@@ -407,16 +407,6 @@ static bool safe_entry_name(const char *name)
 	       strchr(name, '\n') == NULL;
 }
 
-/* Empties the directory name of wfd, recreating it: ours, by the manifest. */
-static int empty_dir(const char *workdir, const char *name)
-{
-	char *path = xasprintf("%s/%s", workdir, name);
-	int rc = remove_tree(path);
-
-	free(path);
-	return rc;
-}
-
 int workdir_make(const char *workdir, const char *name, uid_t uid, gid_t gid, bool empty,
 		 char **err)
 {
@@ -447,7 +437,9 @@ int workdir_make(const char *workdir, const char *name, uid_t uid, gid_t gid, bo
 			*err = xasprintf("%s/%s is not a directory", workdir, name);
 			goto out;
 		}
-		if (empty && empty_dir(workdir, name) < 0) {
+		/* Emptied by removing it (relative to the work dir's descriptor);
+		 * it is made again below. */
+		if (empty && remove_tree_at(wfd, name) < 0) {
 			*err = xasprintf("cannot empty %s/%s: %s", workdir, name, strerror(errno));
 			goto out;
 		}
@@ -526,7 +518,7 @@ void workdir_sweep(const char *workdir)
 			continue; /* gone: forget it */
 		if (is_scratch(name)) {
 			path = xasprintf("%s/%s", workdir, name);
-			if (remove_tree(path) == 0) {
+			if (remove_tree_at(wfd, name) == 0) {
 				log_info("removed %s, left by an earlier run", path);
 				free(path);
 				continue;
