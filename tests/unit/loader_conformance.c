@@ -150,11 +150,29 @@ static void stop_within_grace(const struct loader_ops *ops, pid_t pid)
 		 LOADER_STOP_GRACE_MS);
 }
 
+/* Each loader's temp dir, removed by the teardown even when a check failed. */
+static char *base;
+
+static int make_base(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	base = xasprintf("%s/loader_conformance.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	return mkdtemp(base) != NULL ? 0 : -1;
+}
+
+static int remove_base(void **state)
+{
+	int rc = remove_tree(base);
+
+	free(base);
+	base = NULL;
+	return rc;
+}
+
 static void conforms(void **state)
 {
 	const struct loader_ops *ops = *state;
-	const char *tmp = getenv("TMPDIR");
-	char *base = xasprintf("%s/loader_conformance.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	struct loader_shm *shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct load_def def;
@@ -165,7 +183,6 @@ static void conforms(void **state)
 	int64_t start;
 
 	assert_true(shm != MAP_FAILED);
-	assert_non_null(mkdtemp(base));
 	dir = xasprintf("%s/load-c", base);
 	cache_dir = xasprintf("%s/cache-c", base); /* kept for the run: not checked */
 	assert_int_equal(mkdir(dir, 0700), 0);
@@ -201,10 +218,8 @@ static void conforms(void **state)
 	close(pipefd[0]);
 	options_free(ops->options, def.config);
 	free(def.config);
-	assert_int_equal(remove_tree(base), 0);
 	free(dir);
 	free(cache_dir);
-	free(base);
 	munmap(shm, sizeof *shm);
 }
 
@@ -218,6 +233,8 @@ int main(void)
 	for (size_t i = 0; i < n; i++)
 		tests[i] = (struct CMUnitTest){ .name = loader_table[i]->name,
 						.test_func = conforms,
+						.setup_func = make_base,
+						.teardown_func = remove_base,
 						.initial_state = (void *)loader_table[i] };
 	/* _cmocka_run_group_tests takes a count: the table is built here. */
 	return _cmocka_run_group_tests("loader_conformance", tests, n, NULL, NULL);
