@@ -195,6 +195,9 @@ static void *measure(void *arg)
 			second_start = second_end;
 			while (second_end <= now)
 				second_end += NSEC_PER_SEC;
+			/* Handing the second over may have waited (a full pipe):
+			 * that is the probe's own time, not a late wake-up. */
+			now = mono_ns();
 		}
 		/* A wake-up later than an interval skips the periods it slept
 		 * through rather than bursting to catch up (as cyclictest). */
