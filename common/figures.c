@@ -1060,3 +1060,56 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 	fclose(f);
 	return 0;
 }
+
+int figure_ramp_script(const char *search, const char *key, const char *const *values,
+		       const double *median, const double *p95, size_t n, long knee,
+		       char **script, size_t *len)
+{
+	FILE *f;
+	char *title = xasprintf("knee search %s: the job against %s", search, key);
+	bool any = false;
+
+	*script = NULL;
+	*len = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= median[i] > 0 || p95[i] > 0;
+	if (!any) {
+		free(title);
+		return 1;
+	}
+	f = open_memstream(script, len);
+	script_begin(f, NULL, "");
+	fputs("set title ", f);
+	put_label(f, title);
+	free(title);
+	fputs("\n$steps << EOD\n", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%zu ", i + 1);
+		put_num(f, median[i] > 0 ? median[i] : NAN);
+		fputc(' ', f);
+		put_num(f, p95[i] > 0 ? p95[i] : NAN);
+		fputc('\n', f);
+	}
+	fputs("EOD\nset logscale y\nset ylabel 'job time (ms)'\nset key outside right top\n", f);
+	fprintf(f, "set xrange [0.5:%zu.5]\nset xtics (", n);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		put_label(f, values[i]);
+		fprintf(f, " %zu", i + 1);
+	}
+	fputs(")\nset xlabel ", f);
+	put_label(f, key);
+	fputc('\n', f);
+	if (knee >= 0) {
+		fprintf(f, "set arrow 1 from first %ld, graph 0 to first %ld, graph 1 nohead dt 2 lw 2 "
+			   "lc rgb '#d62728'\nset label 1 'knee' at first %ld, graph 0.95 left "
+			   "offset 0.5,0 textcolor rgb '#d62728'\n",
+			knee + 1, knee + 1, knee + 1);
+	}
+	fputs("plot $steps using 1:2 with linespoints pt 7 lw 2 lc rgb '" BASELINE_COLOUR
+	      "' title 'median', \\\n  $steps using 1:3 with linespoints pt 5 lw 2 lc rgb "
+	      "'#ff7f0e' title 'p95'\n",
+	      f);
+	fclose(f);
+	return 0;
+}

@@ -55,4 +55,11 @@ int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t pr
 int figure_compare_script(const struct run_figures *const *runs, const char *const *labels,
 			  size_t nruns, char **script, size_t *len);
 
+/* A knee search: the job's median and p95 (ms) at each step's value of
+ * key, the knee (the last acceptable step, from 0; -1 for none) marked.
+ * 0, or 1 when no step has a figure. */
+int figure_ramp_script(const char *search, const char *key, const char *const *values,
+		       const double *median, const double *p95, size_t n, long knee,
+		       char **script, size_t *len);
+
 #endif

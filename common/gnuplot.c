@@ -22,7 +22,7 @@ char *gnuplot_label(const char *s)
 		unsigned char c = (unsigned char)*p;
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(" -_.,:+/=()", c) != NULL))
+		      strchr(" -_.,:+/=()@", c) != NULL))
 			*p = '_';
 	}
 	return out;

@@ -17,7 +17,7 @@ int gnuplot_render(const char *script, size_t script_len, enum plot_format forma
 		   int height, char **out, size_t *len, char **err);
 
 /* s made safe for a single-quoted gnuplot string in a noenhanced label:
- * bytes outside a plain set (letters, digits, space, - _ . , : + / = ( )) become
+ * bytes outside a plain set (letters, digits, space, - _ . , : + / = @ ( )) become
  * '_'. xmalloc'd. Labels are the only place text reaches a plot. */
 char *gnuplot_label(const char *s);
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,8 @@
 #include "gnuplot.h"
 #include "html.h"
 #include "log.h"
+#include "profile.h"
+#include "ramp.h"
 #include "report.h"
 #include "table.h"
 #include "timeutil.h"
@@ -314,6 +317,70 @@ static void write_one(FILE *out, const struct run_figures *rf, enum figure_kind 
 	free(script);
 }
 
+static const struct report_phase *phase_named(const struct run_report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->nphases; i++)
+		if (strcmp(rep->phases[i].name, name) == 0)
+			return &rep->phases[i];
+	return NULL;
+}
+
+/* One knee search: its steps that ran (phases NAME@VALUE) and the knee, the
+ * last step before the first that meets until (as the text report finds it). */
+static void write_ramp(FILE *out, const struct run_report *rep, const struct phase_def *ph,
+		       size_t nth)
+{
+	const char *values[RAMP_MAX_STEPS];
+	double median[RAMP_MAX_STEPS], p95[RAMP_MAX_STEPS];
+	size_t n = 0, first_bad = SIZE_MAX;
+	char *script, *prefix;
+	size_t len;
+
+	for (size_t s = 0; s < ph->ramp.nsteps && s < RAMP_MAX_STEPS; s++) {
+		char *name = xasprintf("%s@%s", ph->name, ph->ramp.values[s]);
+		const struct report_phase *p = phase_named(rep, name);
+
+		free(name);
+		if (p == NULL)
+			break;
+		if (first_bad == SIZE_MAX && ph->until.nterms > 0 &&
+		    until_met(&ph->until, p->time.median, p->time.p95, p->ratio))
+			first_bad = n;
+		values[n] = ph->ramp.values[s];
+		median[n] = p->time.median;
+		p95[n++] = p->time.p95;
+	}
+	if (figure_ramp_script(ph->name, ph->ramp.key, values, median, p95, n,
+			       first_bad > 0 && first_bad < n ? (long)first_bad - 1 : -1, &script,
+			       &len) != 0)
+		return;
+	prefix = xasprintf("fig-knee-%zu-", nth);
+	html_figure(out, script, len, 900, 440, prefix,
+		    "The job's median and p95 at each step of the knee search; the dashed line "
+		    "marks the knee, the last step before the one that met the search's until "
+		    "condition (none when no step met it, or the first did).");
+	free(prefix);
+	free(script);
+}
+
+/* Every knee search of the run's profile. */
+static void write_ramps(FILE *out, const struct run_report *rep)
+{
+	struct profile prof;
+	size_t nth = 0;
+
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) != 0)
+		return;
+	for (size_t i = 0; i < prof.nphases; i++) {
+		if (prof.phases[i].ramp.nsteps == 0)
+			continue;
+		if (nth == 0)
+			html_raw(out, "<h2>Knee searches</h2>\n");
+		write_ramp(out, rep, &prof.phases[i], nth++);
+	}
+	profile_free(&prof);
+}
+
 /* The timeline of the run, then each probe's distributions. */
 static void write_figures(FILE *out, struct db *db, const struct run_report *rep)
 {
@@ -325,6 +392,7 @@ static void write_figures(FILE *out, struct db *db, const struct run_report *rep
 		return;
 	}
 	write_one(out, rf, FIGURE_TIMELINE, 0, "fig-timeline-");
+	write_ramps(out, rep);
 	for (size_t p = 0; p < run_figures_nprobes(rf); p++) {
 		html_raw(out, "<h2>Probe ");
 		html_text(out, run_figures_probe(rf, p));

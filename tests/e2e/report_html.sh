@@ -146,4 +146,28 @@ both=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
 grep -qF '<td class="l verdict">' "$T/cdom.html" || fail "compare: no verdict column"
 grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/cdom.html" || fail "compare: host not shown as text"
 [[ $(grep -c '<script' "$T/cdom.html") -eq 0 ]] || fail "compare: a string became markup"
+
+# A knee search: its steps' median and p95 against the ramped value, the knee marked.
+knee=$(profile knee <<'EOF2'
+[run]
+settle = 0s
+[probe]
+every = 100ms
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 1s
+[phase knee]
+duration = 1s
+loads = cpu
+ramp = cpu.procs 2,4
+[load cpu]
+type = cpu
+procs = 2
+expect = none
+EOF2
+)
+run_loadd --profile "$knee" >/dev/null 2>"$T/loadd.err" || fail "knee run: $(cat "$T/loadd.err")"
+"$LOADCTL" --db "$DB" report --html "$T/k.html" 2>"$T/err" || fail "knee report: $(cat "$T/err")"
+grep -q '<figure id="fig-knee-0-"><svg' <(tr -d '\n' <"$T/k.html") || fail "no knee figure"
+grep -q '<text>knee@4</text>' "$T/k.html" || fail "the knee steps are not on the timeline"
 echo "report_html: ok ($jobs and $jobs2 jobs drawn)"
