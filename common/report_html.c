@@ -317,12 +317,18 @@ static void write_one(FILE *out, const struct run_figures *rf, enum figure_kind 
 	free(script);
 }
 
-static const struct report_phase *phase_named(const struct run_report *rep, const char *name)
+/* The phase row of a knee search's step: NAME@VALUE; NULL when it did not run. */
+static const struct report_phase *ramp_step(const struct run_report *rep,
+					    const struct phase_def *ph, const char *value)
 {
-	for (size_t i = 0; i < rep->nphases; i++)
+	char *name = xasprintf("%s@%s", ph->name, value);
+	const struct report_phase *found = NULL;
+
+	for (size_t i = 0; i < rep->nphases && found == NULL; i++)
 		if (strcmp(rep->phases[i].name, name) == 0)
-			return &rep->phases[i];
-	return NULL;
+			found = &rep->phases[i];
+	free(name);
+	return found;
 }
 
 /* One knee search: its steps that ran (phases NAME@VALUE) and the knee, the
@@ -337,10 +343,8 @@ static void write_ramp(FILE *out, const struct run_report *rep, const struct pha
 	size_t len;
 
 	for (size_t s = 0; s < ph->ramp.nsteps && s < RAMP_MAX_STEPS; s++) {
-		char *name = xasprintf("%s@%s", ph->name, ph->ramp.values[s]);
-		const struct report_phase *p = phase_named(rep, name);
+		const struct report_phase *p = ramp_step(rep, ph, ph->ramp.values[s]);
 
-		free(name);
 		if (p == NULL)
 			break;
 		if (first_bad == SIZE_MAX && ph->until.nterms > 0 &&
