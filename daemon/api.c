@@ -169,7 +169,7 @@ static int open_tcp(struct api_listen *l, const char *spec, char **err)
 	struct addrinfo *res = NULL, *ai;
 	const char *colon = strrchr(spec, ':');
 	char host[256], port[16], bound_host[NI_MAXHOST], bound_port[NI_MAXSERV];
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t sslen = sizeof ss;
 	size_t hlen;
 	int fd = -1, rc, one = 1, saved = 0;
