@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "control_socket.h"
+#include "loadctl.h"
 #include "log.h"
 #include "xalloc.h"
 
@@ -152,7 +154,7 @@ json_t *api_reply_json(const struct api_reply *reply, char **err)
 	return doc;
 }
 
-char *api_reply_error(const struct api_reply *reply)
+static char *api_reply_error(const struct api_reply *reply)
 {
 	char *err = NULL;
 	json_t *doc = api_reply_json(reply, &err);
@@ -165,8 +167,8 @@ char *api_reply_error(const struct api_reply *reply)
 	return out;
 }
 
-void api_log_unanswered(const char *socket, enum api_outcome outcome, const char *err,
-			long timeout_ms)
+static void api_log_unanswered(const char *socket, enum api_outcome outcome, const char *err,
+			       long timeout_ms)
 {
 	if (outcome == API_NO_DAEMON)
 		log_error("no loadd running (no answer on %s)", socket);
@@ -178,4 +180,56 @@ void api_log_unanswered(const char *socket, enum api_outcome outcome, const char
 			  socket);
 	else
 		log_error("%s", err != NULL ? err : "the control API failed");
+}
+
+bool api_request(const char *socket, const char *method, const char *target, long timeout_ms,
+		 long expect, struct api_reply *reply)
+{
+	char *err = NULL;
+	enum api_outcome outcome = api_call(socket, method, target, timeout_ms, reply, &err);
+
+	if (outcome != API_ANSWERED) {
+		api_log_unanswered(socket, outcome, err, timeout_ms);
+		free(err);
+		return false;
+	}
+	if (reply->code != expect) {
+		char *msg = api_reply_error(reply);
+
+		log_error("%s", msg);
+		free(msg);
+		api_reply_free(reply);
+		return false;
+	}
+	return true;
+}
+
+int api_command_options(const struct loadctl_cmd *self, int argc, char **argv,
+			const char **socket_arg, bool *json)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's': *socket_arg = optarg; break;
+		case 'h': return loadctl_usage(self);
+		case 'j':
+			if (json == NULL)
+				return loadctl_usage_error(self, "unknown option '--json'");
+			*json = true;
+			break;
+		default:
+			return loadctl_usage_error(self, "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
+	return -1;
 }

@@ -5,6 +5,7 @@
 #define LOADCTL_API_CLIENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum api_outcome {
@@ -30,11 +31,17 @@ enum api_outcome api_call(const char *socket, const char *method, const char *ta
 void api_reply_free(struct api_reply *reply);
 /* The body parsed as a JSON object; NULL with an xmalloc'd message. */
 json_t *api_reply_json(const struct api_reply *reply, char **err);
-/* One line on stderr for each way of not getting an answer: no daemon,
- * a timeout, or err. */
-void api_log_unanswered(const char *socket, enum api_outcome outcome, const char *err,
-			long timeout_ms);
-/* The "error" of an error reply's body, or the status code: xmalloc'd. */
-char *api_reply_error(const struct api_reply *reply);
+/* One request that must get the status code `expect`: true with reply
+ * filled; false after one line on stderr saying why not (no daemon, a
+ * timeout, the API's own error message). */
+bool api_request(const char *socket, const char *method, const char *target, long timeout_ms,
+		 long expect, struct api_reply *reply);
+
+struct loadctl_cmd;
+/* The options of a command that talks to loadd: --socket PATH (into
+ * *socket_arg), --help, and --json when json is not NULL. Returns -1 when the
+ * command goes on, else the exit status to return (usage printed). */
+int api_command_options(const struct loadctl_cmd *self, int argc, char **argv,
+			const char **socket_arg, bool *json);
 
 #endif

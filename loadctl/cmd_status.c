@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* loadctl status: what the running loadd is doing, from GET /v1/status: the
  * run, its phase, each load's counters, the latest jobs, the system. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,46 +183,22 @@ static void print_system(json_t *doc)
 static int cmd_status_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
 			   char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *socket_arg = NULL;
 	struct api_reply reply;
-	enum api_outcome outcome;
 	bool json = false;
 	char *socket, *err = NULL;
 	json_t *doc;
-	int opt, status = LOADCTL_OK;
+	int status = api_command_options(self, argc, argv, &socket_arg, &json);
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j': json = true; break;
-		case 's': socket_arg = optarg; break;
-		case 'h': return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option or missing value: '%s'",
-						   argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
-
+	if (status >= 0)
+		return status;
+	status = LOADCTL_OK;
 	socket = api_socket_path(socket_arg);
-	outcome = api_call(socket, "GET", "/v1/status", STATUS_TIMEOUT_MS, &reply, &err);
-	if (outcome != API_ANSWERED) {
-		api_log_unanswered(socket, outcome, err, STATUS_TIMEOUT_MS);
+	if (!api_request(socket, "GET", "/v1/status", STATUS_TIMEOUT_MS, 200, &reply)) {
 		status = LOADCTL_ERROR;
 		goto out;
 	}
-	if (reply.code != 200) {
-		char *msg = api_reply_error(&reply);
-		log_error("%s", msg);
-		free(msg);
-		status = LOADCTL_ERROR;
-	} else if (json) {
+	if (json) {
 		fwrite(reply.body, 1, reply.len, stdout);
 	} else if ((doc = api_reply_json(&reply, &err)) == NULL) {
 		log_error("%s", err);

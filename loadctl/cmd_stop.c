@@ -3,7 +3,6 @@
  * returns once it has: the run is kept as 'aborted' with every sample taken
  * so far. loadd removes its socket only after it has recorded the run's
  * end, so a socket that no longer answers means the run has ended. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,42 +53,18 @@ static int wait_for_exit(const char *socket)
 static int cmd_stop_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
 			 char **argv)
 {
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *socket_arg = NULL;
 	struct api_reply reply;
-	enum api_outcome outcome;
 	char *socket, *err = NULL;
 	json_t *doc;
 	json_int_t run_id = 0;
-	int opt, status = LOADCTL_ERROR;
+	int status = api_command_options(self, argc, argv, &socket_arg, NULL);
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's': socket_arg = optarg; break;
-		case 'h': return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option or missing value: '%s'",
-						   argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
-
+	if (status >= 0)
+		return status;
 	socket = api_socket_path(socket_arg);
-	outcome = api_call(socket, "POST", "/v1/stop", STOP_REQUEST_TIMEOUT_MS, &reply, &err);
-	if (outcome != API_ANSWERED) {
-		api_log_unanswered(socket, outcome, err, STOP_REQUEST_TIMEOUT_MS);
-		goto out;
-	}
-	if (reply.code != 202) {
-		char *msg = api_reply_error(&reply);
-		log_error("%s", msg);
-		free(msg);
-		api_reply_free(&reply);
+	if (!api_request(socket, "POST", "/v1/stop", STOP_REQUEST_TIMEOUT_MS, 202, &reply)) {
+		status = LOADCTL_ERROR;
 		goto out;
 	}
 	if ((doc = api_reply_json(&reply, &err)) != NULL) {
