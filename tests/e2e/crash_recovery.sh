@@ -22,16 +22,14 @@ taken=$(sql "select count(*) from samples")
 (( taken >= 10 )) || fail "samples lost after kill -9: $taken"
 [[ $(sql "select status from runs where id = 1") == running ]] || fail "run 1 should still say running"
 
-short=$(profile short <<'EOF2'
+run_profile short <<'EOF2'
 [probe]
 every = 100ms
 tree = depth=2 fanout=3 files=4
 [phase none]
 duration = 1s
 EOF2
-)
-run_loadd --profile "$short" >/dev/null 2>"$T/err2" || fail "second loadd failed: $(cat "$T/err2")"
-grep -q "crashed" "$T/err2" || fail "no word about the crashed run: $(cat "$T/err2")"
+grep -q "crashed" "$T/short.err" || fail "no word about the crashed run: $(cat "$T/short.err")"
 [[ $(sql "select status from runs where id = 1") == crashed ]] || fail "run 1 not marked crashed"
 [[ $(sql "select count(*) from samples s join phases p on p.id = s.phase_id where p.run_id = 1") == "$taken" ]] ||
 	fail "samples of the crashed run changed"

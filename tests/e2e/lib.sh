@@ -55,6 +55,45 @@ profile() {
 	echo "$T/$1.conf"
 }
 
+# Writes the profile on stdin to $T/NAME.conf and runs loadd on it in the
+# foreground (options after NAME go to loadd); its report goes to $T/NAME.out
+# and its stderr to $T/NAME.err, which the failure shows when loadd fails.
+run_profile() { # NAME [LOADD-OPTION...]
+	local name=$1
+	shift
+	profile "$name" >/dev/null
+	run_loadd --profile "$T/$name.conf" "$@" >"$T/$name.out" 2>"$T/$name.err" ||
+		fail "loadd failed on profile $name: $(cat "$T/$name.err")"
+}
+
+# Runs loadctl; its status in RC, stdout in $T/out, stderr in $T/err.
+ctl() {
+	set +e
+	"$LOADCTL" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	set -e
+}
+
+# After ctl: fails unless loadctl exited STATUS with TEXT (a fixed string; empty:
+# anything) in its stderr. WHAT names the case in the failure.
+ctl_expect() { # STATUS TEXT WHAT...
+	local want=$1 text=$2
+	shift 2
+	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stderr: $(cat "$T/err")"
+	[[ -z "$text" ]] || grep -qF -- "$text" "$T/err" ||
+		fail "$*: stderr lacks '$text': $(cat "$T/err")"
+}
+
+# Runs COMMAND; fails unless it exits STATUS with stderr matching the extended
+# regular expression PATTERN. Its stdout is in $T/out, its stderr in $T/err.
+expect() { # STATUS PATTERN COMMAND...
+	local want=$1 pattern=$2 got=0
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" || got=$?
+	[[ $got == "$want" ]] || fail "'$*' exited $got, want $want: $(cat "$T/err")"
+	grep -Eq -- "$pattern" "$T/err" || fail "'$*': message does not match '$pattern': $(cat "$T/err")"
+}
+
 # Runs loadd in the foreground with the test's database, work dir and socket.
 run_loadd() {
 	"$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" "$@"

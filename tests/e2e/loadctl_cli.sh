@@ -4,28 +4,12 @@
 # exports that read back or, when they fail, leave no file behind.
 source "$(dirname "$0")/lib.sh"
 
-# Runs loadctl; its status in RC, stdout in $T/out, stderr in $T/err.
-ctl() {
-	set +e
-	"$LOADCTL" "$@" >"$T/out" 2>"$T/err"
-	RC=$?
-	set -e
-}
-
-expect() { # STATUS TEXT-IN-STDERR (may be empty) -- what
-	local want=$1 text=$2
-	shift 2
-	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stderr: $(cat "$T/err")"
-	[[ -z "$text" ]] || grep -qF -- "$text" "$T/err" ||
-		fail "$*: stderr lacks '$text': $(cat "$T/err")"
-}
-
 # Before any run: no database at all.
 ctl --db "$DB" runs
-expect 1 "no database at $DB (has loadd run yet?)" "runs without a database"
+ctl_expect 1 "no database at $DB (has loadd run yet?)" "runs without a database"
 [[ ! -e "$DB" ]] || fail "loadctl created the database"
 
-prof=$(profile tiny <<'EOF2'
+run_profile tiny <<'EOF2'
 [run]
 settle = 0s
 [probe]
@@ -36,67 +20,65 @@ duration = 1s
 [phase again]
 duration = 1s
 EOF2
-)
-run_loadd --profile "$prof" >/dev/null 2>"$T/loadd.err" || fail "loadd failed: $(cat "$T/loadd.err")"
 n=$(sql "select count(*) from samples")
 (( n > 0 )) || fail "the run took no samples"
 
 # Usage errors: status 2 and the usage line.
 ctl
-expect 2 "" "no command"
+ctl_expect 2 "" "no command"
 ctl bogus
-expect 2 "unknown command 'bogus'" "unknown command"
+ctl_expect 2 "unknown command 'bogus'" "unknown command"
 ctl --bogus runs
-expect 2 "unknown option '--bogus'" "unknown global option"
+ctl_expect 2 "unknown option '--bogus'" "unknown global option"
 ctl --db
-expect 2 "--db needs a PATH" "--db without a path"
+ctl_expect 2 "--db needs a PATH" "--db without a path"
 ctl --db "$DB" runs --bogus
-expect 2 "usage: loadctl [--db PATH] runs" "unknown option of runs"
+ctl_expect 2 "usage: loadctl [--db PATH] runs" "unknown option of runs"
 ctl --db "$DB" report abc
-expect 2 "'abc' is not a run id" "report of a word"
+ctl_expect 2 "'abc' is not a run id" "report of a word"
 ctl --db "$DB" report 1 2
-expect 2 "too many arguments" "report of two runs"
+ctl_expect 2 "too many arguments" "report of two runs"
 ctl --db "$DB" export
-expect 2 "which FILE?" "export without a file"
+ctl_expect 2 "which FILE?" "export without a file"
 ctl --db "$DB" export --format xml "$T/x"
-expect 2 "--format is csv or json, not 'xml'" "export to xml"
+ctl_expect 2 "--format is csv or json, not 'xml'" "export to xml"
 ctl --db "$DB" export --run "$T/x"
-expect 2 "--run takes a run id or 'all'" "export --run without an id"
+ctl_expect 2 "--run takes a run id or 'all'" "export --run without an id"
 
 # Help and version: status 0 on stdout.
 ctl help
-expect 0 "" "help"
+ctl_expect 0 "" "help"
 grep -q "export" "$T/out" || fail "help does not list export"
 ctl help report
-expect 0 "" "help report"
+ctl_expect 0 "" "help report"
 grep -qF "usage: loadctl [--db PATH] report [RUN] [--json | --html FILE]" "$T/out" || fail "help report: $(cat "$T/out")"
 ctl --version
-expect 0 "" "--version"
+ctl_expect 0 "" "--version"
 grep -q "^loadctl [0-9]" "$T/out" || fail "--version: $(cat "$T/out")"
 
 # A run that is not there: status 1, one line.
 ctl --db "$DB" report 99
-expect 1 "no run 99 in $DB" "report of a missing run"
+ctl_expect 1 "no run 99 in $DB" "report of a missing run"
 [[ $(wc -l <"$T/err") -eq 1 ]] || fail "more than one line for a missing run: $(cat "$T/err")"
 ctl --db "$DB" export --run 99 "$T/x.csv"
-expect 1 "no run 99 in $DB" "export of a missing run"
+ctl_expect 1 "no run 99 in $DB" "export of a missing run"
 [[ ! -e "$T/x.csv" ]] || fail "export of a missing run made a file"
 
 # The commands themselves.
 ctl --db "$DB" runs
-expect 0 "" "runs"
+ctl_expect 0 "" "runs"
 grep -Eq "^ *1 +complete +tiny " "$T/out" || fail "runs: $(cat "$T/out")"
 grep -Eq " $n\$" "$T/out" || fail "runs does not count $n samples: $(cat "$T/out")"
 ctl --db "$DB" report
-expect 0 "" "report"
+ctl_expect 0 "" "report"
 grep -Eq "^none .* 1\.00 " "$T/out" || fail "report: $(cat "$T/out")"
 ctl --db "$DB" report 1 --json
-expect 0 "" "report --json"
+ctl_expect 0 "" "report --json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["run"]["id"] == 1; assert [p["name"] for p in d["phases"]] == ["none", "again"]' "$T/out" ||
 	fail "report --json does not read back"
 
 ctl --db "$DB" export -
-expect 0 "" "export to stdout"
+ctl_expect 0 "" "export to stdout"
 [[ $(head -1 "$T/out") == $'run_id,round,phase,phase_id,probe,weak,seq,started_at,wall_ms,user_ms,sys_ms,cpu_pct,nvcsw,nivcsw,exit_code,failed,missed,value,variant\r' ]] ||
 	fail "CSV header: $(head -1 "$T/out")"
 [[ $(wc -l <"$T/out") -eq $((n + 1)) ]] || fail "CSV rows: $(wc -l <"$T/out"), want $((n + 1))"
@@ -104,7 +86,7 @@ grep -Eq '^1,1,none,[0-9]+,job,"",0,[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}
 	fail "CSV first row: $(sed -n 2p "$T/out")"
 
 ctl --db "$DB" export --run all "$T/all.json"
-expect 0 "" "export --run all to .json"
+ctl_expect 0 "" "export --run all to .json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) == int(sys.argv[2]), len(d); assert {r["phase"] for r in d} == {"none", "again"}' "$T/all.json" "$n" ||
 	fail "JSON export does not read back"
 [[ ! -e "$T/all.json.tmp" ]] || fail "the temp file was left"
@@ -112,11 +94,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) == in
 # Failed exports leave nothing behind.
 touch "$T/plainfile"
 ctl --db "$DB" export "$T/plainfile/x.csv"
-expect 1 "cannot write $T/plainfile/x.csv" "export below a file"
+ctl_expect 1 "cannot write $T/plainfile/x.csv" "export below a file"
 ctl --db "$DB" export "$T"
-expect 1 "Is a directory" "export onto a directory"
+ctl_expect 1 "Is a directory" "export onto a directory"
 ctl --db "$DB" export /dev/full
-expect 1 "cannot write /dev/full" "export to a full device"
+ctl_expect 1 "cannot write /dev/full" "export to a full device"
 [[ -c /dev/full ]] || fail "/dev/full is no longer a device"
 
 # A filesystem that fills up half-way (needs root to mount a tmpfs): the old
@@ -127,7 +109,7 @@ if [[ $(id -u) -eq 0 ]] && mount -t tmpfs -o size=64k tmpfs "$T/small"; then
 	echo "old" >"$T/small/results.csv"
 	dd if=/dev/zero of="$T/small/filler" bs=4k 2>/dev/null || true
 	ctl --db "$DB" export "$T/small/results.csv"
-	expect 1 "cannot write $T/small/results.csv" "export onto a full filesystem"
+	ctl_expect 1 "cannot write $T/small/results.csv" "export onto a full filesystem"
 	[[ $(cat "$T/small/results.csv") == old ]] || fail "the old export was damaged"
 	[[ ! -e "$T/small/results.csv.tmp" ]] || fail "the temp file was left on a full filesystem"
 	umount "$T/small"

@@ -9,22 +9,6 @@
 # slower verdict.
 source "$(dirname "$0")/lib.sh"
 
-# Runs loadctl; its status in RC, stdout in $T/out, stderr in $T/err.
-ctl() {
-	set +e
-	"$LOADCTL" "$@" >"$T/out" 2>"$T/err"
-	RC=$?
-	set -e
-}
-
-expect() { # STATUS TEXT-IN-STDERR (may be empty) -- what
-	local want=$1 text=$2
-	shift 2
-	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stderr: $(cat "$T/err")"
-	[[ -z "$text" ]] || grep -qF -- "$text" "$T/err" ||
-		fail "$*: stderr lacks '$text': $(cat "$T/err")"
-}
-
 # The verdict column of phase $1 in $T/out: the text below the heading's
 # "B vs A", up to the next two blanks.
 verdict() {
@@ -90,7 +74,7 @@ runs_in "$SMALL" "$small"
 
 # Two runs of one database, side by side.
 ctl --db "$DB" compare 1 2
-expect 0 "" "compare 1 2"
+ctl_expect 0 "" "compare 1 2"
 [[ ! -s "$T/err" ]] || fail "compare 1 2 warned: $(cat "$T/err")"
 grep -q "^A     run 1 in $DB (complete), profile tiny" "$T/out" || fail "no A line: $(cat "$T/out")"
 grep -q "^B     run 2 in $DB (complete), profile tiny" "$T/out" || fail "no B line: $(cat "$T/out")"
@@ -126,7 +110,7 @@ awk '/^Phase +Time A/ { col = index($0, "B vs A"); next }
 
 # DB:RUN on both sides, a different job (a warning) and different phases.
 ctl --db "$T/nowhere.db" compare "$DB:2" "$OTHER:1"
-expect 0 "warning: runs $DB:2 and $OTHER:1 timed different jobs ('ls -R {tree}' and 'ls -R -a {tree}')" \
+ctl_expect 0 "warning: runs $DB:2 and $OTHER:1 timed different jobs ('ls -R {tree}' and 'ls -R -a {tree}')" \
 	"compare across databases"
 grep -q "^Job   A ls -R {tree}, B ls -R -a {tree}$" "$T/out" || fail "Job line: $(cat "$T/out")"
 grep -q "^Only in A: cpu$" "$T/out" || fail "no 'Only in A: cpu': $(cat "$T/out")"
@@ -136,7 +120,7 @@ grep -q "^Only in B: idle$" "$T/out" || fail "no 'Only in B: idle': $(cat "$T/ou
 
 # The same as JSON.
 ctl --db "$DB" compare 2 "$OTHER:1" --json
-expect 0 "timed different jobs" "compare --json"
+ctl_expect 0 "timed different jobs" "compare --json"
 jq -e '
 	.runs[0].id == 2 and .runs[0].db == "'"$DB"'" and .runs[1].spec == "'"$OTHER"':1" and
 	.same_tree == true and .threshold == 0.05 and .resamples == 2000 and
@@ -158,11 +142,11 @@ fa=$(sql "select tree_fingerprint from runs where id = 1")
 fb=$(sqlite3 -batch -noheader "$SMALL" "select tree_fingerprint from runs where id = 1")
 [[ -n $fa && -n $fb && $fa != "$fb" ]] || fail "fingerprints '$fa' and '$fb'"
 ctl --db "$DB" compare 1 "$SMALL:1"
-expect 1 "loadctl: error: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb): their times are not comparable" \
+ctl_expect 1 "loadctl: error: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb): their times are not comparable" \
 	"different trees"
 [[ $(wc -l <"$T/err") -eq 1 && ! -s "$T/out" ]] || fail "different trees: $(cat "$T/err" "$T/out")"
 ctl --db "$DB" compare --force 1 "$SMALL:1"
-expect 0 "warning: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb)" \
+ctl_expect 0 "warning: runs 1 and $SMALL:1 timed different trees (fingerprints $fa and $fb)" \
 	"different trees with --force"
 grep -q "^Tree  A $fa, B $fb: compared anyway (--force)$" "$T/out" || fail "Tree line: $(cat "$T/out")"
 
@@ -172,24 +156,24 @@ cp "$DB" "$T/slow.db"
 sqlite3 "$T/slow.db" "update samples set wall_ms = wall_ms + 10000 where phase_id in
 	(select id from phases where run_id = 2 and name = 'none')"
 ctl --db "$DB" compare 1 "$T/slow.db:2"
-expect 0 "" "compare with a slower run"
+ctl_expect 0 "" "compare with a slower run"
 [[ $(verdict none) == slower ]] || fail "none not slower: $(cat "$T/out")"
 ctl --db "$DB" compare "$T/slow.db:2" 1
-expect 0 "" "compare a slower run with a faster one"
+ctl_expect 0 "" "compare a slower run with a faster one"
 [[ $(verdict none) == faster ]] || fail "none not faster: $(cat "$T/out")"
 ctl --db "$DB" compare 1 1
-expect 0 "" "a run with itself"
+ctl_expect 0 "" "a run with itself"
 case $(verdict none) in
 "no significant change" | inconclusive*) ;;
 *) fail "a run unlike itself: $(cat "$T/out")" ;;
 esac
 # A wider band.
 ctl --db "$DB" compare --threshold 1000% 1 "$T/slow.db:2"
-expect 2 "--threshold '1000%' is not a percentage between 0 and 100" "a band too wide"
+ctl_expect 2 "--threshold '1000%' is not a percentage between 0 and 100" "a band too wide"
 ctl --db "$DB" compare --threshold 0 1 2
-expect 2 "--threshold '0' is not a percentage" "no band"
+ctl_expect 2 "--threshold '0' is not a percentage" "no band"
 ctl --db "$DB" compare --threshold 12.5% 1 2
-expect 0 "" "--threshold 12.5%"
+ctl_expect 0 "" "--threshold 12.5%"
 grep -q "outside the ±12.5% band" "$T/out" || fail "the band is not named: $(cat "$T/out")"
 
 # Four runs ranked: run 1 twice (a tie whatever the machine did), run 2
@@ -198,7 +182,7 @@ cp "$DB" "$T/slower.db"
 sqlite3 "$T/slower.db" "update samples set wall_ms = wall_ms + 20000 where phase_id in
 	(select id from phases where run_id = 2 and name = 'none')"
 ctl --db "$DB" compare 1 "$DB:1" "$T/slow.db:2" "$T/slower.db:2"
-expect 0 "" "four runs"
+ctl_expect 0 "" "four runs"
 for i in 1 2 3 4; do
 	grep -q "^$i  *run [12] in " "$T/out" || fail "run $i not listed: $(cat "$T/out")"
 done
@@ -219,7 +203,7 @@ cp "$DB" "$T/invalid.db"
 sqlite3 "$T/invalid.db" "update phases set valid = 0, invalid_reason = 'load cpu made no progress'
 	where run_id = 2 and name = 'cpu'"
 ctl --db "$DB" compare 1 "$T/invalid.db:2"
-expect 0 "" "compare with an invalid phase"
+ctl_expect 0 "" "compare with an invalid phase"
 [[ $(verdict cpu) == "invalid in B" ]] || fail "cpu not invalid in B: $(cat "$T/out")"
 grep -qE '^cpu .*invalid in B +B: INVALID: load cpu made no progress$' "$T/out" ||
 	fail "cpu's note: $(cat "$T/out")"
@@ -231,28 +215,28 @@ jq -e '.phases[] | select(.name == "cpu") | .figures[0] |
 # Exit statuses: 2 for a command line that makes no sense, 1 for a run or
 # database that is not there.
 ctl --db "$DB" compare
-expect 2 "which runs? give two or more" "compare without runs"
+ctl_expect 2 "which runs? give two or more" "compare without runs"
 ctl --db "$DB" compare 1
-expect 2 "which runs? give two or more" "compare with one run"
+ctl_expect 2 "which runs? give two or more" "compare with one run"
 ctl --db "$DB" compare 1 x
-expect 2 "'x' is not a run: give RUN or DB:RUN" "compare with a word"
+ctl_expect 2 "'x' is not a run: give RUN or DB:RUN" "compare with a word"
 ctl --db "$DB" compare 1 "$OTHER:"
-expect 2 "'$OTHER:' is not a run" "compare with DB: and no run"
+ctl_expect 2 "'$OTHER:' is not a run" "compare with DB: and no run"
 ctl --db "$DB" compare ":1" 2
-expect 2 "':1' is not a run" "compare with :RUN"
+ctl_expect 2 "':1' is not a run" "compare with :RUN"
 ctl --db "$DB" compare 0 1
-expect 2 "'0' is not a run" "compare run 0"
+ctl_expect 2 "'0' is not a run" "compare run 0"
 ctl --db "$DB" compare 1 2 --bogus
-expect 2 "unknown option '--bogus'" "compare --bogus"
+ctl_expect 2 "unknown option '--bogus'" "compare --bogus"
 grep -qF "usage: loadctl [--db PATH] compare RUN RUN... [--threshold PCT] [--json | --html FILE] [--force]" "$T/err" ||
 	fail "no usage line: $(cat "$T/err")"
 ctl --db "$DB" compare 1 9
-expect 1 "no run 9 in $DB" "compare with a missing run"
+ctl_expect 1 "no run 9 in $DB" "compare with a missing run"
 [[ $(wc -l <"$T/err") -eq 1 ]] || fail "more than one line: $(cat "$T/err")"
 ctl --db "$DB" compare 1 "$T/nope.db:1"
-expect 1 "no database at $T/nope.db" "compare with a missing database"
+ctl_expect 1 "no database at $T/nope.db" "compare with a missing database"
 ctl help compare
-expect 0 "" "help compare"
+ctl_expect 0 "" "help compare"
 grep -qF "usage: loadctl [--db PATH] compare RUN RUN... [--threshold PCT] [--json | --html FILE] [--force]" "$T/out" ||
 	fail "help compare: $(cat "$T/out")"
 

@@ -4,14 +4,6 @@
 # nothing starts.
 source "$(dirname "$0")/lib.sh"
 
-expect() { # expect STATUS PATTERN command...
-	local want=$1 pattern=$2 got=0
-	shift 2
-	"$@" >"$T/out" 2>"$T/err" || got=$?
-	[[ $got == "$want" ]] || fail "'$*' exited $got, want $want: $(cat "$T/err")"
-	grep -Eq -- "$pattern" "$T/err" || fail "'$*': message does not match '$pattern': $(cat "$T/err")"
-}
-
 expect 2 "unrecognized option|unknown option" "$LOADD" --bogus
 expect 2 "no profile given" "$LOADD"
 expect 2 "no profile 'nosuch'" "$LOADD" --profile nosuch

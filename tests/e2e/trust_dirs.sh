@@ -7,14 +7,6 @@ source "$(dirname "$0")/lib.sh"
 need_root
 id nobody >/dev/null 2>&1 || skip "needs the user nobody"
 
-expect() { # expect STATUS PATTERN command...
-	local want=$1 pattern=$2 got=0
-	shift 2
-	"$@" >"$T/out" 2>"$T/err" || got=$?
-	[[ $got == "$want" ]] || fail "'$*' exited $got, want $want: $(cat "$T/err")"
-	grep -Eq -- "$pattern" "$T/err" || fail "'$*': message does not match '$pattern': $(cat "$T/err")"
-}
-
 prof=$(profile p <<'EOF2'
 [probe]
 tree = depth=1 fanout=2 files=2
