@@ -117,9 +117,9 @@ def man_sections(path):
 
 def compare(what, code, doc, where):
     for k in sorted(set(code) - set(doc)):
-        problems.append("%s: %s has '%s', which is not documented here" % (where, what, k))
+        problems.append("%s: '%s' of %s is not documented here" % (where, k, what))
     for k in sorted(set(doc) - set(code)):
-        problems.append("%s: documents '%s' in %s, which the program does not have" % (where, k, what))
+        problems.append("%s: documents '%s' of %s, which the program does not have" % (where, k, what))
 
 
 def find_section(sections, pattern, where, what):
@@ -153,42 +153,36 @@ for section in ("run", "probe", "phase"):
     else:
         problems.append("%s: no '.SS [%s]' under SECTIONS" % (MAN_CONF, section))
 
-load_common, loaders = listing(helped("loaders.txt"))
-if not loaders:
-    problems.append("loadd --list-loaders: no loader parsed from its output")
-head = find_section(running, r"^`\[load ", "docs/running.md", "[load NAME]")
-if head:
-    compare("[load NAME]", load_common, table_keys(running[head]), "docs/running.md")
-compare("[load NAME]", load_common, man.get("SECTIONS/[load NAME]", []), MAN_CONF)
-doc_loaders = {m.group(1): h for h in loads_md for m in [re.match(r"^The (\w+) loader$", h)] if m}
-man_loaders = {k.split("/", 1)[1]: v for k, v in man.items() if k.startswith("LOADERS/")}
-compare("the loaders", loaders, doc_loaders, "docs/loads.md ('## The NAME loader')")
-compare("the loaders", loaders, man_loaders, MAN_CONF + " (LOADERS, '.SS NAME')")
-for name, keys in loaders.items():
-    if name in doc_loaders:
-        compare("loader %s" % name, keys, table_keys(loads_md[doc_loaders[name]]), "docs/loads.md")
-    if name in man_loaders:
-        compare("loader %s" % name, keys, man_loaders[name], MAN_CONF)
-
-probes_text = helped("probes.txt")
-if probes_text is not None:
-    probe_common, kinds = listing(probes_text)
-    if not kinds:
-        problems.append("loadd --list-probes: no probe kind parsed from its output")
-    doc_kinds = {m.group(1): h for h in probes_md for m in [re.match(r"^The `?(\w+)`? probe$", h)] if m}
-    man_kinds = {k.split("/", 1)[1]: v for k, v in man.items() if k.startswith("PROBES/")}
-    compare("the probe kinds", kinds, doc_kinds, "docs/probes.md ('## The NAME probe')")
-    compare("the probe kinds", kinds, man_kinds, MAN_CONF + " (PROBES, '.SS NAME')")
-    for name, keys in kinds.items():
-        if name in doc_kinds:
-            compare("probe %s" % name, keys, table_keys(probes_md[doc_kinds[name]]), "docs/probes.md")
-        if name in man_kinds:
-            compare("probe %s" % name, keys, man_kinds[name], MAN_CONF)
-    if probe_common:
-        head = find_section(running, r"^`\[probe ", "docs/running.md", "[probe NAME]")
+def check_units(kind, unit, listed, md_path, md, heading, man_sh):
+    """The units of a section kind (unit: loader, probe) as loadd lists them
+    against their '## The NAME UNIT' sections of md_path and '.SS NAME' under man_sh,
+    and the common keys of every [KIND NAME] section against docs/running.md
+    and the man page's SECTIONS."""
+    common, units = listing(listed)
+    if not units:
+        problems.append("loadd's list of %ss: nothing parsed from it" % unit)
+    if common:
+        head = find_section(running, r"^`\[%s " % kind, "docs/running.md", "[%s NAME]" % kind)
         if head:
-            compare("[probe NAME]", probe_common, table_keys(running[head]), "docs/running.md")
-        compare("[probe NAME]", probe_common, man.get("SECTIONS/[probe NAME]", []), MAN_CONF)
+            compare("[%s NAME]" % kind, common, table_keys(running[head]), "docs/running.md")
+        compare("[%s NAME]" % kind, common, man.get("SECTIONS/[%s NAME]" % kind, []), MAN_CONF)
+    docs = {m.group(1): h for h in md for m in [re.match(heading, h)] if m}
+    mans = {k.split("/", 1)[1]: v for k, v in man.items() if k.startswith(man_sh + "/")}
+    compare("the %ss" % unit, units, docs, "%s ('## The NAME %s')" % (md_path, unit))
+    compare("the %ss" % unit, units, mans, "%s (%s, '.SS NAME')" % (MAN_CONF, man_sh))
+    for name, keys in units.items():
+        if name in docs:
+            compare("%s %s" % (unit, name), keys, table_keys(md[docs[name]]), md_path)
+        if name in mans:
+            compare("%s %s" % (unit, name), keys, mans[name], MAN_CONF)
+
+
+check_units("load", "loader", helped("loaders.txt"), "docs/loads.md", loads_md, r"^The (\w+) loader$",
+            "LOADERS")
+# Probe kinds are checked once loadd lists them (--list-probes).
+if helped("probes.txt") is not None:
+    check_units("probe", "probe", helped("probes.txt"), "docs/probes.md", probes_md,
+                r"^The `?(\w+)`? probe$", "PROBES")
 
 # ---- commands and options ----
 
