@@ -369,7 +369,6 @@ static void probe_phase_reset(struct run *r, const struct phase_def *ph)
 static void phase_start(struct run *r)
 {
 	const struct phase_def *ph = &r->profile->phases[r->phase_index];
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct load_def **loads = xcalloc(ph->nloads + 1, sizeof *loads);
 	int64_t settle = ph->settle_ms >= 0 ? ph->settle_ms : r->profile->run.settle_ms;
 	char *loads_text = phase_loads_text(ph);

@@ -583,7 +583,6 @@ static struct load *load_new(struct supervisor *sv, const struct load_def *def)
 	if (l->event_ev == NULL || l->restart_timer == NULL)
 		fatalx("cannot create the events of load %s", def->name);
 	event_add(l->event_ev, NULL);
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	sv->loads = xreallocarray(sv->loads, sv->nloads + 1, sizeof *sv->loads);
 	sv->loads[sv->nloads++] = l;
 	return l;
