@@ -227,7 +227,7 @@ void cmp_rank(struct cmp_run *runs, size_t n, const char *phase, const struct cm
 	      const struct change_opts *o, struct cmp_ranking *out)
 {
 	struct rounds *data = xcalloc(n + 1, sizeof *data);
-	size_t i, j, at;
+	size_t i, j, at = 0;
 
 	out->n = n;
 	out->why = xcalloc(n + 1, sizeof *out->why);

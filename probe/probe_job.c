@@ -177,7 +177,7 @@ static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
 
 	pid = vfork();
 	if (pid < 0)
-		return errno;
+		return errno != 0 ? errno : EAGAIN;
 	if (pid == 0) {
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 		sigset_t none;
