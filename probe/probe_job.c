@@ -176,8 +176,11 @@ static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
 	volatile int child_errno = 0;
 
 	pid = vfork();
-	if (pid < 0)
-		return errno != 0 ? errno : EAGAIN;
+	if (pid < 0) {
+		int e = errno;
+
+		return e != 0 ? e : EAGAIN;
+	}
 	if (pid == 0) {
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 		sigset_t none;
