@@ -989,10 +989,10 @@ static const struct fig_probe *find_probe(const struct run_figures *rf, const ch
 }
 
 int figure_compare_script(const struct run_figures *const *runs, const char *const *labels,
-			  size_t nruns, char **script, size_t *len)
+			  size_t nruns, size_t probe, char **script, size_t *len)
 {
 	const struct run_figures *first = runs[0];
-	const struct fig_probe *fp = first->nprobes ? &first->probes[0] : NULL;
+	const struct fig_probe *fp = probe < first->nprobes ? &first->probes[probe] : NULL;
 	char *boxes = NULL, *dots = NULL;
 	size_t blen = 0, dlen = 0, i, r;
 	double width = 0.8 / (double)nruns;

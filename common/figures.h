@@ -48,12 +48,12 @@ const char *run_figures_probe(const struct run_figures *rf, size_t probe);
 int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe,
 		  char **script, size_t *len);
 
-/* The runs' times of the first run's first probe (the job) side by side
- * per phase name (the phases of the first run, in order), one colour per
- * run, labels[i] naming run i. 0, or 1 when
+/* The runs' times of the first run's probe number probe (0: the job), found
+ * by name in the others, side by side per phase name (the phases of the
+ * first run, in order), one colour per run, labels[i] naming run i. 0, or 1 when
  * there is nothing to draw. */
 int figure_compare_script(const struct run_figures *const *runs, const char *const *labels,
-			  size_t nruns, char **script, size_t *len);
+			  size_t nruns, size_t probe, char **script, size_t *len);
 
 /* A knee search: the job's median and p95 (ms) at each step's value of
  * key, the knee (the last acceptable step, from 0; -1 for none) marked.

@@ -337,23 +337,29 @@ static int load_run(json_t *obj, size_t i, struct cmp_run *r)
 
 #define MAX_RUNS 26
 
+/* Per probe of the first run, every run's times side by side. */
 static void write_figure(FILE *out, struct cmp_run *runs, size_t n)
 {
 	const struct run_figures *rf[MAX_RUNS];
 	const char *labels[MAX_RUNS];
-	char *script;
+	char *script, *prefix;
 	size_t len, i;
 
 	for (i = 0; i < n; i++) {
 		rf[i] = runs[i].rf;
 		labels[i] = runs[i].label;
 	}
-	if (figure_compare_script(rf, labels, n, &script, &len) != 0)
-		return;
-	html_figure(out, script, len, 1000, 480, "fig-compare-",
-		    "The job's wall time per phase and run (log y): boxes from p25 to p75 with "
-		    "the median, whiskers from p5 to p95, every job a dot; A is blue.");
-	free(script);
+	for (size_t p = 0; n > 0 && p < run_figures_nprobes(rf[0]); p++) {
+		if (figure_compare_script(rf, labels, n, p, &script, &len) != 0)
+			continue;
+		/* the job's figure keeps the plain id the first pages had */
+		prefix = p == 0 ? xstrdup("fig-compare-") : xasprintf("fig-compare-%zu-", p);
+		html_figure(out, script, len, 1000, 480, prefix,
+			    "A probe's times per phase and run (log y): boxes from p25 to p75 with "
+			    "the median, whiskers from p5 to p95, every sample a dot; A is blue.");
+		free(prefix);
+		free(script);
+	}
 }
 
 static void write_page(FILE *out, json_t *cmp, json_t **objs, struct cmp_run *runs, size_t n)

@@ -138,6 +138,8 @@ jobs2=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
 "$LOADCTL" --db "$DB" compare 2 1 --html "$T/c.html" 2>"$T/err" || fail "compare --html: $(cat "$T/err")"
 render "$T/c.html" "$T/cdom.html"
 grep -q '<figure id="fig-compare-"><svg' <(tr -d '\n' <"$T/cdom.html") || fail "compare: no figure"
+grep -q '<figure id="fig-compare-1-"><svg' <(tr -d '\n' <"$T/cdom.html") ||
+	fail "compare: no figure of the wakeup probe"
 cdots=$(grep -oE 'href="#fig-compare-gpPt6"[^>]*transform=' "$T/cdom.html" | wc -l)
 # phases named alike in both runs are drawn: none in both, cpu only in run 2
 both=$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id
