@@ -3,7 +3,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include <unistd.h>
 
 #include "control_socket.h"
-#include "loadctl.h"
 #include "log.h"
 #include "xalloc.h"
 
@@ -154,7 +152,7 @@ json_t *api_reply_json(const struct api_reply *reply, char **err)
 	return doc;
 }
 
-static char *api_reply_error(const struct api_reply *reply)
+char *api_reply_error(const struct api_reply *reply)
 {
 	char *err = NULL;
 	json_t *doc = api_reply_json(reply, &err);
@@ -202,34 +200,4 @@ bool api_request(const char *socket, const char *method, const char *target, lon
 		return false;
 	}
 	return true;
-}
-
-int api_command_options(const struct loadctl_cmd *self, int argc, char **argv,
-			const char **socket_arg, bool *json)
-{
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's': *socket_arg = optarg; break;
-		case 'h': return loadctl_usage(self);
-		case 'j':
-			if (json == NULL)
-				return loadctl_usage_error(self, "unknown option '--json'");
-			*json = true;
-			break;
-		default:
-			return loadctl_usage_error(self, "unknown option or missing value: '%s'",
-						   argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return loadctl_usage_error(self, "unexpected argument '%s'", argv[optind]);
-	return -1;
 }

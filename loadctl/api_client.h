@@ -31,6 +31,8 @@ enum api_outcome api_call(const char *socket, const char *method, const char *ta
 void api_reply_free(struct api_reply *reply);
 /* The body parsed as a JSON object; NULL with an xmalloc'd message. */
 json_t *api_reply_json(const struct api_reply *reply, char **err);
+/* "loadd answered CODE: its error message", xmalloc'd. */
+char *api_reply_error(const struct api_reply *reply);
 /* One request that must get the status code `expect`: true with reply
  * filled; false after one line on stderr saying why not (no daemon, a
  * timeout, the API's own error message). */
