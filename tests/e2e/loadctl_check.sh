@@ -37,6 +37,7 @@ loads = cpu
 [load cpu]
 type = cpu
 procs = 2
+expect = none         ; a small ring on purpose: not to be flagged weak
 EOF2
 )
 OTHER="$T/other.db"

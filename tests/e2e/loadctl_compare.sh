@@ -38,6 +38,7 @@ loads = cpu
 [load cpu]
 type = cpu
 procs = 2
+expect = none         ; a small ring on purpose: not to be flagged weak
 EOF
 )
 # Same tree, another job and another phase list.
