@@ -76,14 +76,9 @@ int main(int argc, char **argv)
 	log_init("cpu-ring-rate", 0);
 	while ((c = getopt(argc, argv, "t:w:h")) != -1) {
 		switch (c) {
-		case 't':
-			run_s = seconds_arg(optarg);
-			break;
-		case 'w':
-			warm_s = seconds_arg(optarg);
-			break;
-		default:
-			usage();
+		case 't': run_s = seconds_arg(optarg); break;
+		case 'w': warm_s = seconds_arg(optarg); break;
+		default: usage();
 		}
 	}
 	def.kvs = xcalloc((size_t)(argc - optind) + 1, sizeof *def.kvs);
@@ -93,7 +88,8 @@ int main(int argc, char **argv)
 		if (eq == NULL || eq == argv[i])
 			usage();
 		def.kvs[def.nkv++] = (struct kv){ .key = xstrndup(argv[i], (size_t)(eq - argv[i])),
-						  .value = xstrdup(eq + 1), .line = 0 };
+						  .value = xstrdup(eq + 1),
+						  .line = 0 };
 	}
 	loader_table_check();
 	if (loader_validate(&def, "(command line)", stderr) > 0)
@@ -105,8 +101,9 @@ int main(int argc, char **argv)
 	/* Events go to our stderr as they are: nothing reads them here. */
 	event_fd = dup(STDERR_FILENO);
 	fcntl(event_fd, F_SETFL, O_NONBLOCK);
-	struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = "/",
-					  .shm = shm, .event_fd = event_fd };
+	struct loader_ctx ctx = {
+		.name = def.name, .config = def.config, .dir = "/", .shm = shm, .event_fd = event_fd
+	};
 	pid = loader_spawn(def.loader, &ctx);
 	if (pid < 0)
 		fatal("fork");

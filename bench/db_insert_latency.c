@@ -54,14 +54,9 @@ int main(int argc, char **argv)
 	log_init("db-insert-latency", 0);
 	while ((c = getopt(argc, argv, "n:i:h")) != -1) {
 		switch (c) {
-		case 'n':
-			n = number_arg(optarg, "-n", 1, 10000000);
-			break;
-		case 'i':
-			interval_ms = number_arg(optarg, "-i", 0, 60000);
-			break;
-		default:
-			usage();
+		case 'n': n = number_arg(optarg, "-n", 1, 10000000); break;
+		case 'i': interval_ms = number_arg(optarg, "-i", 0, 60000); break;
+		default: usage();
 		}
 	}
 	if (argc - optind != 1)
@@ -74,8 +69,12 @@ int main(int argc, char **argv)
 		fatalx("db-insert-latency: %s", err);
 
 	struct run_info ri = {
-		.profile_name = "bench", .profile_text = "", .host = "bench", .version = LOADD_VERSION,
-		.rounds = 1, .pid = getpid(),
+		.profile_name = "bench",
+		.profile_text = "",
+		.host = "bench",
+		.version = LOADD_VERSION,
+		.rounds = 1,
+		.pid = getpid(),
 	};
 	int64_t run_id = db_run_begin(db, &ri, wall_now());
 	int64_t phase_id = run_id > 0 ? db_phase_begin(db, run_id, 1, 0, "none", "warm", "",
@@ -87,8 +86,15 @@ int main(int argc, char **argv)
 	us = xcalloc((size_t)n, sizeof *us);
 	for (long i = 0; i < n; i++) {
 		struct sample s = {
-			.phase_id = phase_id, .seq = i, .started_at = wall_now(), .wall_ms = 60 + i % 7,
-			.user_ms = 12, .sys_ms = 30, .cpu_pct = 70, .nvcsw = 40, .nivcsw = 3,
+			.phase_id = phase_id,
+			.seq = i,
+			.started_at = wall_now(),
+			.wall_ms = 60 + i % 7,
+			.user_ms = 12,
+			.sys_ms = 30,
+			.cpu_pct = 70,
+			.nvcsw = 40,
+			.nivcsw = 3,
 		};
 		int64_t t0 = mono_ns();
 

@@ -120,7 +120,8 @@ int main(int argc, char **argv)
 		if (eq == NULL || eq == argv[i])
 			usage();
 		def.kvs[def.nkv++] = (struct kv){ .key = xstrndup(argv[i], (size_t)(eq - argv[i])),
-						  .value = xstrdup(eq + 1), .line = 0 };
+						  .value = xstrdup(eq + 1),
+						  .line = 0 };
 	}
 	loader_table_check();
 	if (loader_validate(&def, "(command line)", stderr) > 0)
@@ -139,8 +140,12 @@ int main(int argc, char **argv)
 	/* Events go to our stderr as they are: nothing else reads them. */
 	event_fd = dup(STDERR_FILENO);
 	fcntl(event_fd, F_SETFL, O_NONBLOCK);
-	struct loader_ctx ctx = { .name = def.name, .config = def.config, .dir = scratch,
-					  .cache_dir = cache, .shm = shm, .event_fd = event_fd };
+	struct loader_ctx ctx = { .name = def.name,
+				  .config = def.config,
+				  .dir = scratch,
+				  .cache_dir = cache,
+				  .shm = shm,
+				  .event_fd = event_fd };
 	pid = loader_spawn(def.loader, &ctx);
 	if (pid < 0)
 		fatal("fork");

@@ -76,13 +76,13 @@ double change_rng_normal(struct change_rng *r)
  * sorted value was drawn, and its median is found by walking the counts:
  * no sort per replicate. */
 struct side {
-	size_t n;          /* values */
-	size_t nrounds;    /* rounds with values */
+	size_t n;       /* values */
+	size_t nrounds; /* rounds with values */
 	double *sorted;
-	size_t *rank;      /* value i of the input is sorted[rank[i]] */
-	size_t *start;     /* per kept round, its first value in the input */
+	size_t *rank;  /* value i of the input is sorted[rank[i]] */
+	size_t *start; /* per kept round, its first value in the input */
 	size_t *len;
-	unsigned *count;   /* scratch: draws of each sorted value */
+	unsigned *count; /* scratch: draws of each sorted value */
 };
 
 struct ranked {
@@ -224,8 +224,7 @@ static size_t rounds_needed(const struct change *c, double threshold, size_t rou
  * Jones uses a t quantile for the same reason. In the calibration test the
  * plain percentile interval covered the true ratio in 86-92% of A/A pairs
  * instead of 95%; stretched, in 95-97%. */
-static void bootstrap(struct side *a, struct side *b, const struct change_opts *o,
-		      struct change *c)
+static void bootstrap(struct side *a, struct side *b, const struct change_opts *o, struct change *c)
 {
 	const double z975 = 1.959963984540054;
 	struct change_rng rng;

@@ -48,8 +48,8 @@ enum change_verdict {
 
 struct change {
 	double median_a, median_b;
-	double ratio;            /* median_b / median_a */
-	double ci_low, ci_high;  /* the ratio's 95% confidence interval */
+	double ratio;           /* median_b / median_a */
+	double ci_low, ci_high; /* the ratio's 95% confidence interval */
 	enum change_verdict verdict;
 	/* When inconclusive: about how many rounds a side would bring the
 	 * interval clear of the band's edge (capped at

@@ -14,9 +14,9 @@ struct csv {
 };
 
 void csv_init(struct csv *c, FILE *fp);
-void csv_str(struct csv *c, const char *s);  /* NULL writes an empty field, "" a quoted one */
+void csv_str(struct csv *c, const char *s); /* NULL writes an empty field, "" a quoted one */
 void csv_int(struct csv *c, long long v);
-void csv_double(struct csv *c, double v);   /* NaN writes an empty field */
+void csv_double(struct csv *c, double v); /* NaN writes an empty field */
 void csv_end_record(struct csv *c);
 /* The number as csv_double writes it ("" for NaN, "inf"/"-inf"); returns
  * what snprintf returns. len of 32 always suffices. */

@@ -25,9 +25,9 @@
 #endif
 
 /* A random (version 4) UUID in SQL, for the runs a migration finds. */
-#define UUID_SQL                                                                             \
-	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||"                   \
-	" substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) ||" \
+#define UUID_SQL                                                                                   \
+	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||"                         \
+	" substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) ||"   \
 	" substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
 
 /* Schema migrations: migrations[i] takes user_version i to i + 1. A new
@@ -196,7 +196,6 @@ static const char *const migrations[] = {
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
 	       "one migration per schema version");
 
-
 /* Statements whose SQL is written out; those that move whole records are
  * built from the records' column tables (see build_sql). */
 enum stmt_id {
@@ -266,6 +265,7 @@ struct query {
 	int since; /* the schema version it needs (0: any); NULL statement on older files */
 };
 
+/* clang-format off */
 static const struct query queries[STMT_COUNT - STMT_FIXED_COUNT] = {
 	[STMT_RUN_GET - STMT_FIXED_COUNT] = { "", REC_RUN, "r", -1, NULL,
 					      "FROM runs r WHERE r.id = ?1" },
@@ -296,6 +296,7 @@ static const struct query queries[STMT_COUNT - STMT_FIXED_COUNT] = {
 		"FROM samples s WHERE s.phase_id = ?1 AND (coalesce(s.probe_id, 0) = 0 OR s.probe_id IN"
 		" (SELECT id FROM probes WHERE type = 'job')) ORDER BY s.seq, s.id", 2 },
 };
+/* clang-format on */
 
 struct db {
 	sqlite3 *sql;
@@ -305,7 +306,7 @@ struct db {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	sqlite3_stmt *insert[REC_COUNT]; /* read-write only */
 	sqlite3_stmt *list[REC_COUNT];   /* NULL where the file has no such table */
-	bool full;  /* a write failed for want of space */
+	bool full;                       /* a write failed for want of space */
 };
 
 static void db_log_error(struct db *db, const char *what, const char *file, int line)
@@ -317,8 +318,7 @@ static void db_log_error(struct db *db, const char *what, const char *file, int 
 
 /* Runs a statement that returns no rows (or whose rows are not wanted) and
  * resets it for the next use. */
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what, const char *file,
-		     int line)
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what, const char *file, int line)
 {
 	int rc = sqlite3_step(st);
 
@@ -341,7 +341,6 @@ static sqlite3_stmt *stmt_get(struct db *db, enum stmt_id id)
 	sqlite3_clear_bindings(st);
 	return st;
 }
-
 
 /* ---- one column, one record ---- */
 
@@ -384,9 +383,7 @@ static void bind_column(sqlite3_stmt *st, int i, const struct column *c, const v
 	case COL_INT:
 	case COL_LONG:
 	case COL_I64:
-	case COL_BOOL:
-		sqlite3_bind_int64(st, i, column_integer(c, row));
-		return;
+	case COL_BOOL: sqlite3_bind_int64(st, i, column_integer(c, row)); return;
 	case COL_BLOB:
 		/* never NULL: an empty blob is an empty histogram */
 		b = FIELD(const struct blob, c, row);
@@ -409,28 +406,14 @@ static void read_column(sqlite3_stmt *st, int i, const struct column *c, void *r
 			s = (const unsigned char *)"";
 		*FIELD(char *, c, row) = s ? xstrdup((const char *)s) : NULL;
 		return;
-	case COL_REAL:
-		*FIELD(double, c, row) = null ? NAN : sqlite3_column_double(st, i);
-		return;
-	case COL_TIME:
-		*FIELD(double, c, row) = null ? 0 : sqlite3_column_double(st, i);
-		return;
-	case COL_INT:
-		*FIELD(int, c, row) = sqlite3_column_int(st, i);
-		return;
-	case COL_LONG:
-		*FIELD(long, c, row) = (long)sqlite3_column_int64(st, i);
-		return;
+	case COL_REAL: *FIELD(double, c, row) = null ? NAN : sqlite3_column_double(st, i); return;
+	case COL_TIME: *FIELD(double, c, row) = null ? 0 : sqlite3_column_double(st, i); return;
+	case COL_INT: *FIELD(int, c, row) = sqlite3_column_int(st, i); return;
+	case COL_LONG: *FIELD(long, c, row) = (long)sqlite3_column_int64(st, i); return;
 	case COL_I64:
-	case COL_PHASE_ID:
-		*FIELD(int64_t, c, row) = sqlite3_column_int64(st, i);
-		return;
-	case COL_U64:
-		*FIELD(uint64_t, c, row) = (uint64_t)sqlite3_column_int64(st, i);
-		return;
-	case COL_BOOL:
-		*FIELD(bool, c, row) = sqlite3_column_int(st, i) != 0;
-		return;
+	case COL_PHASE_ID: *FIELD(int64_t, c, row) = sqlite3_column_int64(st, i); return;
+	case COL_U64: *FIELD(uint64_t, c, row) = (uint64_t)sqlite3_column_int64(st, i); return;
+	case COL_BOOL: *FIELD(bool, c, row) = sqlite3_column_int(st, i) != 0; return;
 	case COL_BLOB: {
 		const void *data = sqlite3_column_blob(st, i);
 		int len = sqlite3_column_bytes(st, i);
@@ -446,8 +429,7 @@ static void read_column(sqlite3_stmt *st, int i, const struct column *c, void *r
 }
 
 /* Binds a record's inserted columns from parameter `first` on. */
-static void bind_record(sqlite3_stmt *st, int first, const struct record_type *rt,
-			const void *row)
+static void bind_record(sqlite3_stmt *st, int first, const struct record_type *rt, const void *row)
 {
 	for (size_t i = 0; i < rt->ncolumns; i++)
 		if (!(rt->columns[i].flags & COLF_NO_INSERT))
@@ -476,8 +458,7 @@ static FILE *sql_stream(char **sql, size_t *len)
 
 /* A record's columns for a SELECT on a file of schema `version`: a column
  * added later than the file reads as NULL, i.e. as its "none" value. */
-static void put_select_list(FILE *f, const struct record_type *rt, const char *alias,
-			    int version)
+static void put_select_list(FILE *f, const struct record_type *rt, const char *alias, int version)
 {
 	for (size_t i = 0; i < rt->ncolumns; i++) {
 		const struct column *c = &rt->columns[i];
@@ -732,7 +713,6 @@ static int set_pragmas(struct db *db, char **err)
 	return 0;
 }
 
-
 struct db *db_open(const char *path, enum db_mode mode, char **err)
 {
 	struct db *db = xcalloc(1, sizeof *db);
@@ -859,8 +839,9 @@ int db_mark_crashed(struct db *db)
 int64_t db_run_begin(struct db *db, const struct run_info *ri, double started_at)
 {
 	char uuid[UUID_LEN + 1];
-	struct run_start r = { .info = *ri, .status = "running", .started_at = started_at,
-			       .uuid = uuid };
+	struct run_start r = {
+		.info = *ri, .status = "running", .started_at = started_at, .uuid = uuid
+	};
 
 	uuid_v4(uuid);
 	return db_insert(db, REC_RUN_START, 0, &r);
@@ -913,8 +894,12 @@ int64_t db_phase_begin(struct db *db, int64_t run_id, long round, long seq, cons
 		       const char *cache, const char *loads, double started_at)
 {
 	struct phase_row p = {
-		.round = round, .seq = seq, .name = (char *)name, .cache = (char *)cache,
-		.loads = (char *)loads, .started_at = started_at,
+		.round = round,
+		.seq = seq,
+		.name = (char *)name,
+		.cache = (char *)cache,
+		.loads = (char *)loads,
+		.started_at = started_at,
 	};
 
 	return db_insert(db, REC_PHASE, run_id, &p);
@@ -1163,8 +1148,13 @@ int64_t db_probe_insert(struct db *db, int64_t run_id, const struct probe_info *
 int db_hist_insert(struct db *db, int64_t run_id, const struct hist_record *h)
 {
 	struct hist_row row = {
-		.phase_id = h->phase_id, .probe_id = h->probe_id, .variant = h->variant, .t = h->t,
-		.count = h->hist->count, .max_ns = h->hist->max_ns, .sum_ns = h->hist->sum_ns,
+		.phase_id = h->phase_id,
+		.probe_id = h->probe_id,
+		.variant = h->variant,
+		.t = h->t,
+		.count = h->hist->count,
+		.max_ns = h->hist->max_ns,
+		.sum_ns = h->hist->sum_ns,
 		.steal_pct = h->steal_pct,
 	};
 	int64_t id;
@@ -1183,8 +1173,10 @@ int db_probes_list(struct db *db, int64_t run_id, struct probe_info **out, size_
 		/* a run recorded before probes had rows: its samples are the job's */
 		free(*out);
 		*out = xcalloc(1, sizeof **out);
-		**out = (struct probe_info){ .name = xstrdup("job"), .type = xstrdup("job"),
-					     .units = xstrdup("ms"), .options = xstrdup("") };
+		**out = (struct probe_info){ .name = xstrdup("job"),
+					     .type = xstrdup("job"),
+					     .units = xstrdup("ms"),
+					     .options = xstrdup("") };
 		*n = 1;
 	}
 	return 0;
@@ -1222,8 +1214,12 @@ static int hists_of_phase(struct db *db, int64_t phase_id, int64_t probe_id, str
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		struct hist_row *r = &rows[i];
 		struct hist_record rec = {
-			.phase_id = r->phase_id, .probe_id = r->probe_id, .variant = r->variant,
-			.t = r->t, .steal_pct = r->steal_pct, .hist = h,
+			.phase_id = r->phase_id,
+			.probe_id = r->probe_id,
+			.variant = r->variant,
+			.t = r->t,
+			.steal_pct = r->steal_pct,
+			.hist = h,
 		};
 
 		if (probe_id != 0 && r->probe_id != probe_id)
@@ -1232,7 +1228,8 @@ static int hists_of_phase(struct db *db, int64_t phase_id, int64_t probe_id, str
 		h->sum_ns = r->sum_ns;
 		if (hist_decode(r->buckets.data, r->buckets.len, h) < 0 || h->count != r->count) {
 			log_warn("%s: a histogram of phase %lld (row at t=%.3f) does not decode; "
-				 "skipped", db->path, (long long)r->phase_id, r->t);
+				 "skipped",
+				 db->path, (long long)r->phase_id, r->t);
 			continue;
 		}
 		ret = cb(arg, &rec);

@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 enum expect_metric {
-	EXP_BUSY,        /* mean CPU busy %, all CPUs, over the probe window */
-	EXP_PSI_CPU,     /* mean PSI some, % */
+	EXP_BUSY,    /* mean CPU busy %, all CPUs, over the probe window */
+	EXP_PSI_CPU, /* mean PSI some, % */
 	EXP_PSI_MEMORY,
 	EXP_PSI_IO,
-	EXP_AVAILABLE,   /* lowest MemAvailable, bytes */
-	EXP_MIB_S,       /* the load's MiB/s over the window */
-	EXP_OPS_S,       /* the load's ops/s (its own unit: passes, transfers) */
-	EXP_CYCLES,      /* the load's cycles during the window */
+	EXP_AVAILABLE, /* lowest MemAvailable, bytes */
+	EXP_MIB_S,     /* the load's MiB/s over the window */
+	EXP_OPS_S,     /* the load's ops/s (its own unit: passes, transfers) */
+	EXP_CYCLES,    /* the load's cycles during the window */
 	EXP_METRIC_COUNT
 };
 
@@ -32,13 +32,13 @@ struct achieved {
 
 struct expect_term {
 	enum expect_metric metric;
-	char op[3];      /* ">=", ">", "<=", "<" */
+	char op[3]; /* ">=", ">", "<=", "<" */
 	double value;
 };
 
 struct expectation {
 	struct expect_term terms[EXPECT_MAX_TERMS];
-	int nterms;      /* 0: none, never weak */
+	int nterms; /* 0: none, never weak */
 };
 
 /* 0, or -1 with *err a static message completing "expect: ...". */

@@ -58,18 +58,18 @@ struct fig_phase {
 	char *label;
 	double *walls;
 	size_t n;
-	struct hist *hist;   /* histogram probes; NULL otherwise */
+	struct hist *hist; /* histogram probes; NULL otherwise */
 	bool baseline;
 	bool invalid;
-	bool weak;           /* a load fell short: the tick says so */
+	bool weak; /* a load fell short: the tick says so */
 };
 
 /* One probe of the run, with a row per phase name (rf->nphases of them). */
 struct fig_probe {
 	char *name;
-	char *unit;          /* of its values: its samples' own, ms for a histogram */
-	double to_ms;        /* what turns one into ms, for the timeline */
-	int64_t id;          /* its probes row (0: the job of a run without them) */
+	char *unit;   /* of its values: its samples' own, ms for a histogram */
+	double to_ms; /* what turns one into ms, for the timeline */
+	int64_t id;   /* its probes row (0: the job of a run without them) */
 	bool histogram;
 	struct fig_phase *phases;
 };
@@ -154,7 +154,8 @@ static int add_rates(struct run_figures *rf, struct db *db, int64_t phase_id)
 		rf->rates[rf->nrates++] = (struct fig_rate){
 			.load = load_index(rf, rows[i].load),
 			.t = rows[j].t,
-			.per_s = (double)(rows[j].cycles - rows[i].cycles) / (rows[j].t - rows[i].t),
+			.per_s = (double)(rows[j].cycles - rows[i].cycles) /
+				 (rows[j].t - rows[i].t),
 		};
 	}
 	db_loader_samples_free(rows, n);
@@ -275,7 +276,8 @@ static int load_phase(struct db *db, const struct fig_probe *pr, const struct re
 		if (!p->rounds[r].valid)
 			continue;
 		if (pr->histogram) {
-			if (db_hists_foreach(db, 0, p->rounds[r].phase_id, pr->id, merge_second, f) < 0)
+			if (db_hists_foreach(db, 0, p->rounds[r].phase_id, pr->id, merge_second,
+					     f) < 0)
 				goto fail;
 			continue;
 		}
@@ -439,7 +441,9 @@ static void put_unit_label(FILE *f, const char *which, const char *unit)
 static void put_tick(FILE *f, const struct fig_phase *p)
 {
 	char *label = xasprintf("%s%s", p->label,
-				p->invalid ? " (invalid)" : p->weak ? " (weak)" : "");
+				p->invalid ? " (invalid)"
+				: p->weak  ? " (weak)"
+					   : "");
 
 	put_label(f, label);
 	free(label);
@@ -499,8 +503,7 @@ static double jitter(size_t k, double width)
 }
 
 /* Boxes (p25..p75, whiskers p5..p95, the median) and dots at x, colour c. */
-static void put_box_data(FILE *f, const struct fig_phase *p, double x, const char *c,
-			 FILE *dots)
+static void put_box_data(FILE *f, const struct fig_phase *p, double x, const char *c, FILE *dots)
 {
 	unsigned col = (unsigned)strtoul(c + 1, NULL, 16);
 
@@ -544,8 +547,7 @@ static void put_block(FILE *f, const char *name, char *text, size_t len)
 	fputs("EOD\n", f);
 }
 
-static int script_distribution(const struct run_figures *rf, const struct fig_probe *pr,
-			       FILE *f)
+static int script_distribution(const struct run_figures *rf, const struct fig_probe *pr, FILE *f)
 {
 	char *boxes = NULL, *dots = NULL;
 	size_t blen = 0, dlen = 0, i;
@@ -572,7 +574,8 @@ static int script_distribution(const struct run_figures *rf, const struct fig_pr
 	free(boxes);
 	free(dots);
 	fputs("set logscale y\nset key off\n"
-	      "set boxwidth 0.5 absolute\n", f);
+	      "set boxwidth 0.5 absolute\n",
+	      f);
 	fprintf(f, "set xrange [0.4:%zu.6]\nset xtics (", rf->nphases);
 	for (i = 0; i < rf->nphases; i++) {
 		fputs(i ? ", " : "", f);
@@ -610,8 +613,9 @@ static int script_per_phase(const struct run_figures *rf, const struct fig_probe
 		fputs("EOD\n", f);
 	}
 	put_unit_label(f, "xlabel", pr->unit);
-	fprintf(f, "set logscale x\nset ylabel '%s'\n"
-		   "set yrange [0:*]\nset key outside right top\n",
+	fprintf(f,
+		"set logscale x\nset ylabel '%s'\n"
+		"set yrange [0:*]\nset key outside right top\n",
 		ylabel);
 	for (i = 0; i < rf->nphases; i++) {
 		const struct fig_phase *p = &pr->phases[i];
@@ -619,7 +623,8 @@ static int script_per_phase(const struct run_figures *rf, const struct fig_probe
 		if (!has_values(p))
 			continue;
 		fprintf(f, "%s$p%zu using 1:2 with steps lw %s lc rgb '%s' title ",
-			first ? "plot " : ", \\\n  ", i, p->baseline ? "2.5" : "1.5", p->baseline ? "#000000" : phase_colour(p, i));
+			first ? "plot " : ", \\\n  ", i, p->baseline ? "2.5" : "1.5",
+			p->baseline ? "#000000" : phase_colour(p, i));
 		put_label(f, p->label);
 		first = false;
 	}
@@ -718,7 +723,7 @@ static void timeline_bands(const struct run_figures *rf, FILE *f)
 		const char *c = b->invalid    ? "#f4b6b6"
 				: b->weak     ? "#fbe7b0"
 				: b->baseline ? "#cfe0f3"
-				: i % 2	      ? "#eeeeee"
+				: i % 2       ? "#eeeeee"
 					      : "#e2e2e2";
 
 		fprintf(f, "set object %zu rect from first ", i + 1);
@@ -743,9 +748,10 @@ static void timeline_labels(const struct run_figures *rf, FILE *f)
 /* A panel with nothing in it still shows the bands, and says why. */
 static void empty_panel(FILE *f, const char *why)
 {
-	fprintf(f, "unset logscale y\nset yrange [0:1]\nset ytics ('' 0)\n"
-		   "set label 999 '%s' at graph 0.5, graph 0.5 center front\n"
-		   "plot 2 notitle\nunset label 999\nset yrange [*:*]\nset ytics auto\n",
+	fprintf(f,
+		"unset logscale y\nset yrange [0:1]\nset ytics ('' 0)\n"
+		"set label 999 '%s' at graph 0.5, graph 0.5 center front\n"
+		"plot 2 notitle\nunset label 999\nset yrange [*:*]\nset ytics auto\n",
 		why);
 }
 
@@ -804,15 +810,18 @@ static void timeline_jobs(const struct run_figures *rf, FILE *f)
 		fputs("set logscale y\nplot ", f);
 		for (p = 0, any = false; p < rf->nprobes; p++) {
 			const char *c = p == 0 ? BASELINE_COLOUR : palette[(p - 1) % NPALETTE];
-			char *title = rf->probes[p].histogram ? xasprintf("%s p99", rf->probes[p].name)
-							      : xstrdup(rf->probes[p].name);
+			char *title = rf->probes[p].histogram
+					      ? xasprintf("%s p99", rf->probes[p].name)
+					      : xstrdup(rf->probes[p].name);
 
 			if (!drawn[p]) {
 				free(title);
 				continue;
 			}
-			fprintf(f, "%s$t%zu using 1:2 %s lc rgb '%s' title ", any ? ", \\\n  " : "", p,
-				rf->probes[p].histogram ? "with lines lw 1.5" : "with points pt 7 ps 0.4",
+			fprintf(f, "%s$t%zu using 1:2 %s lc rgb '%s' title ", any ? ", \\\n  " : "",
+				p,
+				rf->probes[p].histogram ? "with lines lw 1.5"
+							: "with points pt 7 ps 0.4",
 				c);
 			put_label(f, title);
 			free(title);
@@ -939,8 +948,8 @@ const char *run_figures_probe(const struct run_figures *rf, size_t probe)
 	return probe < rf->nprobes ? rf->probes[probe].name : NULL;
 }
 
-int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe,
-		  char **script, size_t *len)
+int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe, char **script,
+		  size_t *len)
 {
 	const struct fig_probe *pr = probe < rf->nprobes ? &rf->probes[probe] : NULL;
 	FILE *f;
@@ -952,9 +961,7 @@ int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t pr
 	if (f == NULL)
 		fatal("open_memstream");
 	switch (kind) {
-	case FIGURE_DISTRIBUTION:
-		rc = pr ? script_distribution(rf, pr, f) : 1;
-		break;
+	case FIGURE_DISTRIBUTION: rc = pr ? script_distribution(rf, pr, f) : 1; break;
 	case FIGURE_ECDF:
 		rc = pr ? script_per_phase(rf, pr, f, "ECDF of the time per phase", ecdf_block,
 					   "fraction at or below")
@@ -965,11 +972,8 @@ int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t pr
 					   histogram_block, "fraction of the phase values")
 			: 1;
 		break;
-	case FIGURE_TIMELINE:
-		rc = script_timeline(rf, f);
-		break;
-	default:
-		rc = 1;
+	case FIGURE_TIMELINE: rc = script_timeline(rf, f); break;
+	default: rc = 1;
 	}
 	fclose(f);
 	if (rc != 0) {
@@ -1016,8 +1020,8 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 					p = &pr->phases[k];
 			if (p == NULL || !has_values(p))
 				continue;
-			put_box_data(bf, p, x, r == 0 ? BASELINE_COLOUR : palette[(r - 1) % NPALETTE],
-				     df);
+			put_box_data(bf, p, x,
+				     r == 0 ? BASELINE_COLOUR : palette[(r - 1) % NPALETTE], df);
 			any = true;
 		}
 	}
@@ -1062,8 +1066,8 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
 }
 
 int figure_ramp_script(const char *search, const char *key, const char *const *values,
-		       const double *median, const double *p95, size_t n, long knee,
-		       char **script, size_t *len)
+		       const double *median, const double *p95, size_t n, long knee, char **script,
+		       size_t *len)
 {
 	FILE *f;
 	char *title = xasprintf("knee search %s: the job against %s", search, key);
@@ -1101,9 +1105,10 @@ int figure_ramp_script(const char *search, const char *key, const char *const *v
 	put_label(f, key);
 	fputc('\n', f);
 	if (knee >= 0) {
-		fprintf(f, "set arrow 1 from first %ld, graph 0 to first %ld, graph 1 nohead dt 2 lw 2 "
-			   "lc rgb '#d62728'\nset label 1 'knee' at first %ld, graph 0.95 left "
-			   "offset 0.5,0 textcolor rgb '#d62728'\n",
+		fprintf(f,
+			"set arrow 1 from first %ld, graph 0 to first %ld, graph 1 nohead dt 2 lw 2 "
+			"lc rgb '#d62728'\nset label 1 'knee' at first %ld, graph 0.95 left "
+			"offset 0.5,0 textcolor rgb '#d62728'\n",
 			knee + 1, knee + 1, knee + 1);
 	}
 	fputs("plot $steps using 1:2 with linespoints pt 7 lw 2 lc rgb '" BASELINE_COLOUR

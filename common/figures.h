@@ -45,8 +45,8 @@ const char *run_figures_probe(const struct run_figures *rf, size_t probe);
 /* The gnuplot script (no terminal line) of one figure, xmalloc'd in
  * *script; probe says whose values (the timeline has every probe's). 0, or
  * 1 when the run has nothing to draw in it (no *script). */
-int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe,
-		  char **script, size_t *len);
+int figure_script(const struct run_figures *rf, enum figure_kind kind, size_t probe, char **script,
+		  size_t *len);
 
 /* The runs' times of the first run's probe number probe (0: the job), found
  * by name in the others, side by side per phase name (the phases of the
@@ -59,7 +59,7 @@ int figure_compare_script(const struct run_figures *const *runs, const char *con
  * key, the knee (the last acceptable step, from 0; -1 for none) marked.
  * 0, or 1 when no step has a figure. */
 int figure_ramp_script(const char *search, const char *key, const char *const *values,
-		       const double *median, const double *p95, size_t n, long knee,
-		       char **script, size_t *len);
+		       const double *median, const double *p95, size_t n, long knee, char **script,
+		       size_t *len);
 
 #endif

@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 #define HIST_SUB_BITS 6
-#define HIST_SUB (1 << HIST_SUB_BITS)           /* buckets per power of two */
-#define HIST_MAX_NS (1ULL << 36)                /* ~68.7 s: larger values are clamped */
+#define HIST_SUB (1 << HIST_SUB_BITS) /* buckets per power of two */
+#define HIST_MAX_NS (1ULL << 36)      /* ~68.7 s: larger values are clamped */
 #define HIST_BUCKETS (HIST_SUB + (36 - HIST_SUB_BITS) * HIST_SUB)
 
 struct hist {
 	uint64_t count;
-	uint64_t max_ns;     /* the largest value exactly, before clamping */
-	uint64_t sum_ns;     /* for a mean */
+	uint64_t max_ns; /* the largest value exactly, before clamping */
+	uint64_t sum_ns; /* for a mean */
 	uint32_t bucket[HIST_BUCKETS];
 };
 

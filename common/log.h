@@ -13,16 +13,15 @@ extern int log_debug_enabled;
 void log_init(const char *progname, int verbose);
 void log_set_file(FILE *fp);
 const char *log_progname(void);
-void log_msg(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit with status 1 after a message; fatal() appends strerror(errno). */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-#define log_debug(...)                                                         \
-	do {                                                                   \
-		if (log_debug_enabled)                                         \
-			log_msg(LOG_DEBUG, __VA_ARGS__);                       \
+#define log_debug(...)                                                                             \
+	do {                                                                                       \
+		if (log_debug_enabled)                                                             \
+			log_msg(LOG_DEBUG, __VA_ARGS__);                                           \
 	} while (0)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)

@@ -63,16 +63,12 @@ static void format_bound(const struct option_def *opt, long long v, char *buf, s
 	struct size_spec spec = { .kind = SIZE_BYTES };
 
 	switch (opt->type) {
-	case OPT_DURATION:
-		format_duration(v, buf, len);
-		break;
+	case OPT_DURATION: format_duration(v, buf, len); break;
 	case OPT_SIZE:
 		spec.bytes = v < 0 ? 0 : (uint64_t)v;
 		size_format(&spec, buf, len);
 		break;
-	default:
-		snprintf(buf, len, "%lld", v);
-		break;
+	default: snprintf(buf, len, "%lld", v); break;
 	}
 }
 
@@ -142,8 +138,7 @@ static int parse_value(const struct option_def *opt, const char *value, void *fi
 		}
 		*err = "not one of the choices";
 		return -1;
-	case OPT_CUSTOM:
-		return opt->parse(value, field, err);
+	case OPT_CUSTOM: return opt->parse(value, field, err);
 	}
 	*err = "unknown option type";
 	return -1;
@@ -295,8 +290,8 @@ static int apply_kv(const struct option_def *table, void *cfg, const struct kv *
 	return 0;
 }
 
-int options_apply(const struct option_def *table, void *cfg, const struct kv *kvs,
-		  size_t nkv, const char *file, const char *section, FILE *errs)
+int options_apply(const struct option_def *table, void *cfg, const struct kv *kvs, size_t nkv,
+		  const char *file, const char *section, FILE *errs)
 {
 	const struct option_def *opt;
 	int problems = 0;
@@ -350,24 +345,18 @@ void options_describe_type(const struct option_def *opt, char *buf, size_t len)
 		format_range(opt, range, sizeof range);
 		snprintf(buf, len, "%s %s", type_noun(opt->type), range);
 		return;
-	case OPT_BOOL:
-		snprintf(buf, len, "yes/no");
-		return;
-	case OPT_STRING:
-		snprintf(buf, len, "text");
-		return;
+	case OPT_BOOL: snprintf(buf, len, "yes/no"); return;
+	case OPT_STRING: snprintf(buf, len, "text"); return;
 	case OPT_ENUM:
 		snprintf(buf, len, "one of:");
 		for (c = opt->choices; *c != NULL; c++) {
 			used = strlen(buf);
 			if (used < len)
-				snprintf(buf + used, len - used, "%s %s", c == opt->choices ? "" : ",",
-					 *c);
+				snprintf(buf + used, len - used, "%s %s",
+					 c == opt->choices ? "" : ",", *c);
 		}
 		return;
-	case OPT_CUSTOM:
-		snprintf(buf, len, "spec");
-		return;
+	case OPT_CUSTOM: snprintf(buf, len, "spec"); return;
 	}
 	snprintf(buf, len, "value");
 }

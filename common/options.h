@@ -22,10 +22,10 @@ enum opt_type {
 struct option_def {
 	const char *key;
 	enum opt_type type;
-	size_t offset;     /* offsetof(config struct, field) */
-	const char *def;   /* default, written as in a profile; NULL: none */
-	long long min;     /* ranges for OPT_INT, OPT_DURATION (ms) and OPT_SIZE */
-	long long max;     /* (bytes); min == max == 0 means unbounded */
+	size_t offset;              /* offsetof(config struct, field) */
+	const char *def;            /* default, written as in a profile; NULL: none */
+	long long min;              /* ranges for OPT_INT, OPT_DURATION (ms) and OPT_SIZE */
+	long long max;              /* (bytes); min == max == 0 means unbounded */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 	int (*parse)(const char *value, void *dst, const char **err); /* OPT_CUSTOM */
 	const char *help;
@@ -42,8 +42,8 @@ struct kv {
  * errs as "file:line: message". Returns the number of problems (0 = valid).
  * A key without a default keeps what cfg holds (a string becomes NULL).
  * section is written without brackets, as in "phase warm". */
-int options_apply(const struct option_def *table, void *cfg, const struct kv *kvs,
-		  size_t nkv, const char *file, const char *section, FILE *errs);
+int options_apply(const struct option_def *table, void *cfg, const struct kv *kvs, size_t nkv,
+		  const char *file, const char *section, FILE *errs);
 /* Frees the OPT_STRING fields of cfg. */
 void options_free(const struct option_def *table, void *cfg);
 const struct option_def *options_find(const struct option_def *table, const char *key);

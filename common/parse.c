@@ -121,7 +121,8 @@ int parse_duration_ms(const char *s, int64_t *ms, const char **err)
 			i = 2;
 		} else {
 			for (i = 0; i < nunits; i++)
-				if (strlen(units[i].name) == ulen && strncmp(u, units[i].name, ulen) == 0)
+				if (strlen(units[i].name) == ulen &&
+				    strncmp(u, units[i].name, ulen) == 0)
 					break;
 			if (i == nunits) {
 				*err = "unknown unit (use ms, s, m or h)";
@@ -154,10 +155,26 @@ static int read_bytes(const char **sp, uint64_t *out, const char **err)
 	if (read_decimal(&p, &d, err) < 0)
 		return -1;
 	switch (*p) {
-	case 'K': case 'k': unit = 1ULL << 10; p++; break;
-	case 'M': case 'm': unit = 1ULL << 20; p++; break;
-	case 'G': case 'g': unit = 1ULL << 30; p++; break;
-	case 'T': case 't': unit = 1ULL << 40; p++; break;
+	case 'K':
+	case 'k':
+		unit = 1ULL << 10;
+		p++;
+		break;
+	case 'M':
+	case 'm':
+		unit = 1ULL << 20;
+		p++;
+		break;
+	case 'G':
+	case 'g':
+		unit = 1ULL << 30;
+		p++;
+		break;
+	case 'T':
+	case 't':
+		unit = 1ULL << 40;
+		p++;
+		break;
 	}
 	if (unit > 1 && *p == 'i')
 		p++;
@@ -258,8 +275,10 @@ static int parse_formula(const char *s, struct size_spec *out, const char **err)
 		*out = (struct size_spec){ .kind = SIZE_BYTES, .bytes = (uint64_t)offset };
 		return 0;
 	}
-	*out = (struct size_spec){ .kind = SIZE_FORMULA, .ram_coef = (int)ram,
-				   .swap_coef = (int)swap, .avail_coef = (int)avail,
+	*out = (struct size_spec){ .kind = SIZE_FORMULA,
+				   .ram_coef = (int)ram,
+				   .swap_coef = (int)swap,
+				   .avail_coef = (int)avail,
 				   .offset = offset };
 	return 0;
 }
@@ -316,8 +335,7 @@ uint64_t size_resolve_now(const struct size_spec *spec, uint64_t ram_bytes, uint
 	long double pct;
 
 	switch (spec->kind) {
-	case SIZE_BYTES:
-		return spec->bytes;
+	case SIZE_BYTES: return spec->bytes;
 	case SIZE_PERCENT:
 		pct = (long double)ram_bytes * spec->percent / 100.0L;
 		return pct >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)pct;
@@ -368,14 +386,9 @@ void size_format(const struct size_spec *spec, char *buf, size_t len)
 		return;
 	buf[0] = '\0';
 	switch (spec->kind) {
-	case SIZE_BYTES:
-		format_exact(spec->bytes, buf, len);
-		return;
-	case SIZE_PERCENT:
-		snprintf(buf, len, "%.10g%%", spec->percent);
-		return;
-	case SIZE_FORMULA:
-		break;
+	case SIZE_BYTES: format_exact(spec->bytes, buf, len); return;
+	case SIZE_PERCENT: snprintf(buf, len, "%.10g%%", spec->percent); return;
+	case SIZE_FORMULA: break;
 	}
 	/* Positive terms first, so "ram+swap-64M" comes back as written. */
 	for (pass = 0; pass < 2; pass++) {
@@ -389,7 +402,7 @@ void size_format(const struct size_spec *spec, char *buf, size_t len)
 			append_term(buf, len, first, want, "available");
 		if (spec->offset != 0 && (spec->offset > 0) == (want > 0)) {
 			format_exact(spec->offset > 0 ? (uint64_t)spec->offset
-						       : (uint64_t)0 - (uint64_t)spec->offset,
+						      : (uint64_t)0 - (uint64_t)spec->offset,
 				     num, sizeof num);
 			append_term(buf, len, first, want, num);
 			first = false;

@@ -22,11 +22,11 @@ enum size_kind {
 
 struct size_spec {
 	enum size_kind kind;
-	uint64_t bytes;   /* SIZE_BYTES */
-	double percent;   /* SIZE_PERCENT */
-	int ram_coef;     /* SIZE_FORMULA: ram*coef + swap*coef + offset */
+	uint64_t bytes; /* SIZE_BYTES */
+	double percent; /* SIZE_PERCENT */
+	int ram_coef;   /* SIZE_FORMULA: ram*coef + swap*coef + offset */
 	int swap_coef;
-	int avail_coef;   /* MemAvailable when the load starts */
+	int avail_coef; /* MemAvailable when the load starts */
 	int64_t offset;
 };
 

@@ -330,8 +330,7 @@ int host_info_read(struct host_info *out)
 	return 0;
 }
 
-int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *own_ticks,
-			  uint64_t *child_ticks)
+int procfs_parse_pid_stat(const char *text, pid_t *pgrp, uint64_t *own_ticks, uint64_t *child_ticks)
 {
 	const char *p = strrchr(text, ')');
 	uint64_t utime, stime, v;
@@ -493,7 +492,8 @@ int sys_sampler_feed(struct sys_sampler *ss, const struct proc_stat *stat,
 	out->cpu_busy_pct = dtotal ? (double)dbusy / (double)dtotal * 100.0 : 0;
 	if (out->cpu_busy_pct > 100)
 		out->cpu_busy_pct = 100;
-	out->ctxt_per_s = dt_us > 0 ? (double)sat_delta(stat->ctxt, prev.stat.ctxt) / dt_us * 1e6 : 0;
+	out->ctxt_per_s = dt_us > 0 ? (double)sat_delta(stat->ctxt, prev.stat.ctxt) / dt_us * 1e6
+				    : 0;
 
 	for (int i = 0; i < 3; i++) {
 		*some[i] = NAN;
@@ -502,8 +502,8 @@ int sys_sampler_feed(struct sys_sampler *ss, const struct proc_stat *stat,
 			continue;
 		*some[i] = (double)sat_delta(psi[i].some_us, prev.psi[i].some_us) / dt_us * 100.0;
 		if (psi[i].has_full && prev.psi[i].has_full)
-			*full[i] = (double)sat_delta(psi[i].full_us, prev.psi[i].full_us) /
-				   dt_us * 100.0;
+			*full[i] = (double)sat_delta(psi[i].full_us, prev.psi[i].full_us) / dt_us *
+				   100.0;
 	}
 	return 0;
 }

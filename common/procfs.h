@@ -11,22 +11,22 @@
 #include "records.h"
 
 struct proc_stat {
-	uint64_t busy;   /* jiffies: user + nice + system + irq + softirq + steal */
-	uint64_t total;  /* busy + idle + iowait */
-	uint64_t ctxt;   /* context switches since boot */
+	uint64_t busy;  /* jiffies: user + nice + system + irq + softirq + steal */
+	uint64_t total; /* busy + idle + iowait */
+	uint64_t ctxt;  /* context switches since boot */
 };
 
 struct meminfo {
-	uint64_t mem_total;      /* bytes */
+	uint64_t mem_total; /* bytes */
 	uint64_t mem_available;
 	uint64_t swap_total;
 	uint64_t swap_free;
 };
 
 struct psi_totals {
-	uint64_t some_us;  /* cumulative stall time, microseconds */
+	uint64_t some_us; /* cumulative stall time, microseconds */
 	uint64_t full_us;
-	bool has_full;     /* /proc/pressure/cpu has no full line on old kernels */
+	bool has_full; /* /proc/pressure/cpu has no full line on old kernels */
 };
 
 /* The parsers take the file's text, so tests can feed them fixtures; the
@@ -54,9 +54,9 @@ ssize_t read_small_file(const char *path, char *buf, size_t len);
 
 struct host_info {
 	char hostname[256];
-	char kernel[256];     /* uname release */
+	char kernel[256]; /* uname release */
 	char cpu_model[256];
-	int cores;            /* online CPUs */
+	int cores; /* online CPUs */
 	uint64_t ram_bytes;
 	uint64_t swap_bytes;
 };
@@ -72,9 +72,9 @@ int procfs_group_usage(const pid_t *pgids, int n, uint64_t *cpu_ns, int *nprocs)
 /* System sampler: turns two readings a second apart into a sys_sample. */
 struct sys_sampler {
 	struct proc_stat stat;
-	struct psi_totals psi[3];  /* cpu, memory, io */
+	struct psi_totals psi[3]; /* cpu, memory, io */
 	bool psi_ok[3];
-	int64_t mono;              /* CLOCK_MONOTONIC of the last reading */
+	int64_t mono; /* CLOCK_MONOTONIC of the last reading */
 	bool primed;
 };
 

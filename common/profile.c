@@ -21,6 +21,7 @@ static int probes_list_parse(const char *value, void *dst, const char **err);
 
 static const char *const cache_choices[] = { "warm", "cold", NULL };
 
+/* clang-format off */
 const struct option_def run_options[] = {
 	{ "rounds", OPT_INT, offsetof(struct run_def, rounds), "1", 1, 1000, NULL, NULL,
 	  "the whole phase list, this many times; the report averages the rounds" },
@@ -34,7 +35,9 @@ const struct option_def run_options[] = {
 	  "SUDO_USER, else a loadd system user, else nobody)" },
 	{ NULL },
 };
+/* clang-format on */
 
+/* clang-format off */
 const struct option_def probe_options[] = {
 	{ "job", OPT_STRING, offsetof(struct probe_def, job), "ls -R {tree}", 0, 0, NULL, NULL,
 	  "the timed command; {tree} becomes the generated tree's path; '...' and \"...\" "
@@ -49,7 +52,9 @@ const struct option_def probe_options[] = {
 	  "(per directory), size (bytes per file); missing keys keep their defaults" },
 	{ NULL },
 };
+/* clang-format on */
 
+/* clang-format off */
 const struct option_def phase_options[] = {
 	{ "duration", OPT_DURATION, offsetof(struct phase_def, duration_ms), "30s", 1000,
 	  86400000, NULL, NULL, "probing time, after settle" },
@@ -74,6 +79,7 @@ const struct option_def phase_options[] = {
 	  "p95 > Nms, joined by | (default: run every step)" },
 	{ NULL },
 };
+/* clang-format on */
 
 /* Default tree before "tree =" is applied: a spec may give only some keys. */
 static const struct tree_spec default_tree = { .depth = 4, .fanout = 8, .files = 10 };
@@ -100,8 +106,8 @@ static size_t names_count(char *const *names)
 	return n;
 }
 
-static int names_list_parse(const char *value, void *dst, const char **err,
-			    const char *twice, const char *none)
+static int names_list_parse(const char *value, void *dst, const char **err, const char *twice,
+			    const char *none)
 {
 	char ***out = dst;
 	char **names = NULL;
@@ -150,9 +156,9 @@ static int probes_list_parse(const char *value, void *dst, const char **err)
 /* ---- problems, sorted by line before they are printed ---- */
 
 struct problem {
-	int line;       /* INT_MAX: about the whole file */
-	size_t seq;     /* keeps the order of problems on one line */
-	char *text;     /* the whole message, without the final newline */
+	int line;   /* INT_MAX: about the whole file */
+	size_t seq; /* keeps the order of problems on one line */
+	char *text; /* the whole message, without the final newline */
 };
 
 struct problems {
@@ -193,8 +199,7 @@ static void problem_add(struct problems *pr, const char *file, int line, const c
 
 /* Takes what a checker printed as "file:line: ..." lines and files each
  * under its line; a line without that prefix continues the one before. */
-static void problems_take(struct problems *pr, const char *file, int fallback_line,
-			  const char *out)
+static void problems_take(struct problems *pr, const char *file, int fallback_line, const char *out)
 {
 	size_t flen = strlen(file), first = pr->n;
 	const char *p = out;
@@ -203,7 +208,8 @@ static void problems_take(struct problems *pr, const char *file, int fallback_li
 		size_t len = strcspn(p, "\n");
 		int line = -1;
 
-		if (strncmp(p, file, flen) == 0 && p[flen] == ':' && isdigit((unsigned char)p[flen + 1]))
+		if (strncmp(p, file, flen) == 0 && p[flen] == ':' &&
+		    isdigit((unsigned char)p[flen + 1]))
 			line = atoi(p + flen + 1);
 		if (line < 0 && pr->n > first) {
 			struct problem *last = &pr->v[pr->n - 1];
@@ -274,7 +280,7 @@ enum section_kind { SEC_RUN, SEC_PROBE, SEC_PHASE, SEC_LOAD };
 
 struct section {
 	enum section_kind kind;
-	char *name;         /* [phase NAME], [load NAME]; NULL for [run], [probe] */
+	char *name; /* [phase NAME], [load NAME]; NULL for [run], [probe] */
 	int line;
 	struct kv *kvs;
 	size_t nkv, cap;
@@ -284,12 +290,12 @@ struct reader {
 	const char *file;
 	const char *text;
 	size_t len, pos;
-	int line;                /* of the line last handed to inih */
+	int line; /* of the line last handed to inih */
 	struct section *secs;
 	size_t nsecs;
-	struct section *cur;     /* where keys go; NULL: nowhere */
-	bool ignoring;           /* in a section that was refused: its keys too */
-	int first_syntax_line;   /* 0 or the first line the reader found malformed */
+	struct section *cur;   /* where keys go; NULL: nowhere */
+	bool ignoring;         /* in a section that was refused: its keys too */
+	int first_syntax_line; /* 0 or the first line the reader found malformed */
 	struct problems *pr;
 };
 
@@ -345,7 +351,8 @@ static void section_begin(struct reader *r, const char *inside)
 	if (k > SEC_LOAD) {
 		problem_add(r->pr, r->file, r->line,
 			    "unknown section [%s]; expected [run], [probe NAME], [phase NAME] or "
-			    "[load NAME]", inside);
+			    "[load NAME]",
+			    inside);
 	} else if (k == SEC_RUN && *name != '\0') {
 		problem_add(r->pr, r->file, r->line, "[%s] takes no name", word);
 	} else if ((k == SEC_PHASE || k == SEC_LOAD) && *name == '\0') {
@@ -358,8 +365,8 @@ static void section_begin(struct reader *r, const char *inside)
 	} else {
 		for (i = 0; i < r->nsecs; i++) {
 			s = &r->secs[i];
-			if ((int)s->kind == k && (s->name == NULL ? *name == '\0'
-							       : strcmp(s->name, name) == 0))
+			if ((int)s->kind == k &&
+			    (s->name == NULL ? *name == '\0' : strcmp(s->name, name) == 0))
 				break;
 		}
 		if (i < r->nsecs) {
@@ -369,7 +376,8 @@ static void section_begin(struct reader *r, const char *inside)
 		} else {
 			r->secs = xreallocarray(r->secs, r->nsecs + 1, sizeof *r->secs);
 			s = &r->secs[r->nsecs++];
-			*s = (struct section){ .kind = (enum section_kind)k, .line = r->line,
+			*s = (struct section){ .kind = (enum section_kind)k,
+					       .line = r->line,
 					       .name = *name ? xstrdup(name) : NULL };
 			r->cur = s;
 			r->ignoring = false;
@@ -404,7 +412,8 @@ static void classify_line(struct reader *r, char *line)
 	if (*line == '[') {
 		end = find_chars_or_comment(line + 1, "]");
 		if (*end != ']') {
-			problem_add(r->pr, r->file, r->line, "section header without a closing ']'");
+			problem_add(r->pr, r->file, r->line,
+				    "section header without a closing ']'");
 			r->cur = NULL;
 			r->ignoring = true;
 			if (r->first_syntax_line == 0)
@@ -479,8 +488,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		return 1; /* not a key = value line: the reader reported it */
 	if (s == NULL) {
 		if (!r->ignoring)
-			problem_add(r->pr, r->file, r->line,
-				    "key '%s' comes before any [section]", key);
+			problem_add(r->pr, r->file, r->line, "key '%s' comes before any [section]",
+				    key);
 		return 1;
 	}
 	if (*key == '\0') {
@@ -491,7 +500,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		s->cap = s->cap ? s->cap * 2 : 8;
 		s->kvs = xreallocarray(s->kvs, s->cap, sizeof *s->kvs);
 	}
-	s->kvs[s->nkv++] = (struct kv){ .key = xstrdup(key), .value = xstrdup(value),
+	s->kvs[s->nkv++] = (struct kv){ .key = xstrdup(key),
+					.value = xstrdup(value),
 					.line = r->line };
 	return 1;
 }
@@ -599,8 +609,8 @@ static int build_job(struct reader *r, struct profile *p, const struct section *
 	problems += apply_section(probe_options, &p->probe, s, label, r);
 	p->probe.argv = argv_split(p->probe.job, &err);
 	if (p->probe.argv == NULL) {
-		problem_add(r->pr, r->file, job_line, "job: invalid command '%s': %s",
-			    p->probe.job, err);
+		problem_add(r->pr, r->file, job_line, "job: invalid command '%s': %s", p->probe.job,
+			    err);
 		problems++;
 	} else if (p->probe.argv[0][0] == '\0') {
 		problem_add(r->pr, r->file, job_line,
@@ -675,19 +685,22 @@ static int build_probe(struct reader *r, struct profile *p, const struct section
 		if (strcmp(p->probes[i].name, name) == 0) {
 			problem_add(r->pr, r->file, s->line,
 				    "probe name '%s' is taken (line %d: [probe] is the job probe, "
-				    "named job)", name, p->probes[i].line);
+				    "named job)",
+				    name, p->probes[i].line);
 			return 1;
 		}
 	}
 	if (strcmp(ops->name, "job") == 0 && *job != NULL) {
 		problem_add(r->pr, r->file, s->line,
 			    "a profile has one job probe; [probe %s] is a second (the first is at "
-			    "line %d)", name, (*job)->line);
+			    "line %d)",
+			    name, (*job)->line);
 		return 1;
 	}
 	inst = &p->probes[p->nprobes++];
-	*inst = (struct probe_inst_def){ .name = xstrdup(name), .line = s->line,
-					 .type = xstrdup(ops->name), .ops = ops };
+	*inst = (struct probe_inst_def){
+		.name = xstrdup(name), .line = s->line, .type = xstrdup(ops->name), .ops = ops
+	};
 	own = section_without_type(s);
 	inst->options_text = section_text(&own);
 	if (strcmp(ops->name, "job") == 0) {
@@ -731,8 +744,11 @@ static int build_run_probes(struct reader *r, struct profile *p)
 	/* No probe section at all: the job probe with its defaults, as ever. */
 	if (!any)
 		p->probes[p->nprobes++] = (struct probe_inst_def){
-			.name = xstrdup("job"), .type = xstrdup("job"), .ops = probe_find("job"),
-			.config = &p->probe, .options_text = xstrdup(""),
+			.name = xstrdup("job"),
+			.type = xstrdup("job"),
+			.ops = probe_find("job"),
+			.config = &p->probe,
+			.options_text = xstrdup(""),
 		};
 	return problems;
 }
@@ -779,9 +795,10 @@ static int build_load(struct reader *r, const struct section *s, struct load_def
 
 		for (j = 0; j < i && !dup; j++) {
 			if (strcmp(s->kvs[j].key, kv->key) == 0) {
-				problem_add(r->pr, r->file, kv->line,
-					    "duplicate key '%s' in [load %s] (first set at line %d)",
-					    kv->key, s->name, s->kvs[j].line);
+				problem_add(
+					r->pr, r->file, kv->line,
+					"duplicate key '%s' in [load %s] (first set at line %d)",
+					kv->key, s->name, s->kvs[j].line);
 				problems++;
 				dup = true;
 			}
@@ -798,7 +815,8 @@ static int build_load(struct reader *r, const struct section *s, struct load_def
 			continue;
 		}
 		def->kvs[def->nkv++] = (struct kv){ .key = xstrdup(kv->key),
-						    .value = xstrdup(kv->value), .line = kv->line };
+						    .value = xstrdup(kv->value),
+						    .line = kv->line };
 	}
 	if (def->type == NULL) {
 		if (section_key(s, "type") == NULL) {
@@ -851,9 +869,10 @@ static int check_references(struct reader *r, struct profile *p)
 		for (j = 0; j < ph->nloads; j++) {
 			if (profile_load_by_name(p, ph->loads[j]) != NULL)
 				continue;
-			problem_add(r->pr, r->file, loads->line,
-				    "phase '%s' names load '%s', which no [load %s] section defines",
-				    ph->name, ph->loads[j], ph->loads[j]);
+			problem_add(
+				r->pr, r->file, loads->line,
+				"phase '%s' names load '%s', which no [load %s] section defines",
+				ph->name, ph->loads[j], ph->loads[j]);
 			problems++;
 		}
 		problems += check_ramp(r, s, &p->phases[k - 1]);
@@ -872,7 +891,8 @@ static int check_references(struct reader *r, struct profile *p)
 				continue;
 			problem_add(r->pr, r->file, probes->line,
 				    "phase '%s' names probe '%s', which no [probe %s] section "
-				    "defines", ph->name, ph->probes[j], ph->probes[j]);
+				    "defines",
+				    ph->name, ph->probes[j], ph->probes[j]);
 			problems++;
 		}
 	}

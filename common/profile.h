@@ -16,10 +16,11 @@
 enum cache_mode { CACHE_WARM, CACHE_COLD };
 
 struct run_def {
-	long rounds;        /* the whole phase list, this many times */
-	int64_t settle_ms;  /* load ramp-up before the job is timed */
-	char *baseline;     /* phase whose median is Ratio's denominator; NULL: first phase without loads */
-	char *user;         /* who loads and the job run as (as root); NULL: run_user.h's default */
+	long rounds;       /* the whole phase list, this many times */
+	int64_t settle_ms; /* load ramp-up before the job is timed */
+	char *baseline;    /* phase whose median is Ratio's denominator; NULL: first phase without
+			      loads */
+	char *user;        /* who loads and the job run as (as root); NULL: run_user.h's default */
 };
 
 struct tree_spec {
@@ -40,16 +41,16 @@ struct probe_def {
 struct phase_def {
 	char *name;
 	int line;
-	int64_t duration_ms;  /* probing time, after settle */
-	int64_t settle_ms;    /* -1: the [run] settle */
-	int cache;            /* enum cache_mode */
-	char **loads;         /* names of [load NAME] sections, NULL-terminated */
+	int64_t duration_ms; /* probing time, after settle */
+	int64_t settle_ms;   /* -1: the [run] settle */
+	int cache;           /* enum cache_mode */
+	char **loads;        /* names of [load NAME] sections, NULL-terminated */
 	size_t nloads;
-	char **probes;        /* names of the probes it runs, NULL-terminated; NULL: every one */
-	char *ramp_text;      /* ramp = ..., NULL: not a knee search */
-	char *until_text;     /* until = ... */
-	struct ramp ramp;     /* parsed; nsteps 0 when not ramped */
-	struct until until;   /* nterms 0: every step runs */
+	char **probes;      /* names of the probes it runs, NULL-terminated; NULL: every one */
+	char *ramp_text;    /* ramp = ..., NULL: not a knee search */
+	char *until_text;   /* until = ... */
+	struct ramp ramp;   /* parsed; nsteps 0 when not ramped */
+	struct until until; /* nterms 0: every step runs */
 };
 
 struct probe_ops;
@@ -58,32 +59,32 @@ struct probe_ops;
  * job; a profile without any runs that job probe with its defaults). */
 struct probe_inst_def {
 	char *name;
-	int line;                    /* 0: implied */
-	char *type;                  /* the kind, e.g. "wakeup" */
+	int line;   /* 0: implied */
+	char *type; /* the kind, e.g. "wakeup" */
 	const struct probe_ops *ops;
-	void *config;                /* the kind's parsed options; the job's is &profile->probe */
-	char *options_text;          /* its keys as written, "key = value" per line, for the record */
+	void *config;       /* the kind's parsed options; the job's is &profile->probe */
+	char *options_text; /* its keys as written, "key = value" per line, for the record */
 };
 
 struct load_def {
 	char *name;
 	int line;
-	char *type;              /* loader name, e.g. "cpu" */
-	struct kv *kvs;          /* every key but type, in file order */
+	char *type;     /* loader name, e.g. "cpu" */
+	struct kv *kvs; /* every key but type, in file order */
 	size_t nkv;
 	/* Set by the validate callback: */
-	const void *loader;      /* the loader's struct loader_ops */
-	void *config;            /* the loader's parsed options (xmalloc'd) */
+	const void *loader;               /* the loader's struct loader_ops */
+	void *config;                     /* the loader's parsed options (xmalloc'd) */
 	const struct option_def *options; /* the table config was parsed with, so
 					    profile_free can free its strings */
-	int64_t stall_ms;        /* no progress this long flags the load as stalled */
-	struct expectation expect; /* what it must achieve, else its phase is weak */
+	int64_t stall_ms;                 /* no progress this long flags the load as stalled */
+	struct expectation expect;        /* what it must achieve, else its phase is weak */
 };
 
 struct profile {
 	char *path;
-	char *name;   /* file name without .conf */
-	char *text;   /* the whole file, stored with each run */
+	char *name; /* file name without .conf */
+	char *text; /* the whole file, stored with each run */
 	struct run_def run;
 	struct probe_def probe;
 	struct phase_def *phases;

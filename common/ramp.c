@@ -47,7 +47,8 @@ static int parse_list(const char *spec, struct ramp *r, const char **err)
 {
 	char *copy = xstrdup(spec), *save = NULL;
 
-	for (char *v = strtok_r(copy, ", \t", &save); v != NULL; v = strtok_r(NULL, ", \t", &save)) {
+	for (char *v = strtok_r(copy, ", \t", &save); v != NULL;
+	     v = strtok_r(NULL, ", \t", &save)) {
 		if (r->nsteps == RAMP_MAX_STEPS) {
 			free(copy);
 			*err = "more than 64 steps";
@@ -139,8 +140,9 @@ int until_parse(const char *text, struct until *out, const char **err)
 bool until_met(const struct until *u, double median_ms, double p95_ms, double ratio)
 {
 	for (int i = 0; i < u->nterms; i++) {
-		double v = u->terms[i].figure == UNTIL_RATIO ? ratio
-			 : u->terms[i].figure == UNTIL_MEDIAN ? median_ms : p95_ms;
+		double v = u->terms[i].figure == UNTIL_RATIO    ? ratio
+			   : u->terms[i].figure == UNTIL_MEDIAN ? median_ms
+								: p95_ms;
 
 		if (!isnan(v) && v > u->terms[i].value)
 			return true;

@@ -13,9 +13,9 @@
 #define RAMP_MAX_STEPS 64
 
 struct ramp {
-	char *load;      /* the [load NAME] ramped */
-	char *key;       /* its key */
-	char **values;   /* each step's value, as a profile would write it */
+	char *load;    /* the [load NAME] ramped */
+	char *key;     /* its key */
+	char **values; /* each step's value, as a profile would write it */
 	size_t nsteps;
 };
 
@@ -24,9 +24,9 @@ enum until_figure { UNTIL_RATIO, UNTIL_MEDIAN, UNTIL_P95 };
 struct until {
 	struct {
 		enum until_figure figure;
-		double value;  /* ratio, or ms */
+		double value; /* ratio, or ms */
 	} terms[4];
-	int nterms;      /* 0: run every step */
+	int nterms; /* 0: run every step */
 };
 
 /* 0, or -1 with *err a static message. ramp_free() frees a parsed ramp. */

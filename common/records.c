@@ -14,6 +14,7 @@
 /* ---- runs ---- */
 
 #define RS(field) offsetof(struct run_start, field)
+/* clang-format off */
 static const struct column run_start_columns[] = {
 	{ "status", "TEXT NOT NULL", RS(status), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
 	{ "profile_name", "TEXT NOT NULL", RS(info.profile_name), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
@@ -33,8 +34,10 @@ static const struct column run_start_columns[] = {
 	{ "started_at", "REAL NOT NULL", RS(started_at), COL_TIME, "s", 1, 0, NULL, NULL },
 	{ "uuid", "TEXT", RS(uuid), COL_TEXT, "", 4, 0, NULL, NULL },
 };
+/* clang-format on */
 
 #define RR(field) offsetof(struct run_row, field)
+/* clang-format off */
 static const struct column run_columns[] = {
 	{ "id", "INTEGER PRIMARY KEY", RR(id), COL_I64, "", 1, COLF_NO_INSERT | COLF_KEY, NULL, NULL },
 	{ "status", "TEXT NOT NULL", RR(status), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
@@ -57,10 +60,12 @@ static const struct column run_columns[] = {
 	  "(SELECT count(*) FROM samples s WHERE s.run_id = r.id)", NULL },
 	{ "uuid", "TEXT", RR(uuid), COL_TEXT, "", 4, 0, NULL, NULL },
 };
+/* clang-format on */
 
 /* ---- loads and phases ---- */
 
 #define LI(field) offsetof(struct load_info, field)
+/* clang-format off */
 static const struct column load_columns[] = {
 	{ "name", "TEXT NOT NULL", LI(name), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
 	{ "type", "TEXT NOT NULL", LI(type), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
@@ -68,8 +73,10 @@ static const struct column load_columns[] = {
 	{ "ops_unit", "TEXT", LI(ops_unit), COL_TEXT_NULL, "", 1, 0, NULL, NULL },
 	{ "reports_bytes", "INTEGER NOT NULL", LI(reports_bytes), COL_BOOL, "", 1, 0, NULL, NULL },
 };
+/* clang-format on */
 
 #define PH(field) offsetof(struct phase_row, field)
+/* clang-format off */
 static const struct column phase_columns[] = {
 	{ "id", "INTEGER PRIMARY KEY", PH(id), COL_I64, "", 1, COLF_NO_INSERT | COLF_KEY, NULL, NULL },
 	{ "round", "INTEGER NOT NULL", PH(round), COL_LONG, "", 1, 0, NULL, NULL },
@@ -84,10 +91,12 @@ static const struct column phase_columns[] = {
 	{ "invalid_reason", "TEXT", PH(invalid_reason), COL_TEXT, "", 1, COLF_NO_INSERT, NULL, NULL },
 	{ "weak", "TEXT", PH(weak), COL_TEXT_NULL, "", 3, COLF_NO_INSERT, NULL, NULL },
 };
+/* clang-format on */
 
 /* ---- the probe's samples ---- */
 
 #define SA(field) offsetof(struct sample, field)
+/* clang-format off */
 static const struct column sample_columns[] = {
 	{ "phase_id", "INTEGER NOT NULL", SA(phase_id), COL_PHASE_ID, "", 1, COLF_KEY, NULL, NULL },
 	{ "seq", "INTEGER NOT NULL", SA(seq), COL_I64, "", 1, 0, NULL, NULL },
@@ -106,10 +115,12 @@ static const struct column sample_columns[] = {
 	{ "value", "REAL", SA(value), COL_REAL, "", 2, 0, NULL, NULL },
 	{ "variant", "INTEGER NOT NULL", SA(variant), COL_INT, "", 2, 0, NULL, NULL },
 };
+/* clang-format on */
 
 /* ---- the probes of a run and their histograms ---- */
 
 #define PI(field) offsetof(struct probe_info, field)
+/* clang-format off */
 static const struct column probe_columns[] = {
 	{ "id", "INTEGER PRIMARY KEY", PI(id), COL_I64, "", 2, COLF_NO_INSERT | COLF_KEY, NULL, NULL },
 	{ "name", "TEXT NOT NULL", PI(name), COL_TEXT, "", 2, COLF_NOT_NULL, NULL, NULL },
@@ -118,8 +129,10 @@ static const struct column probe_columns[] = {
 	{ "histogram", "INTEGER NOT NULL", PI(histogram), COL_BOOL, "", 2, 0, NULL, NULL },
 	{ "options", "TEXT", PI(options), COL_TEXT, "", 2, 0, NULL, NULL },
 };
+/* clang-format on */
 
 #define HR(field) offsetof(struct hist_row, field)
+/* clang-format off */
 static const struct column hist_columns[] = {
 	{ "phase_id", "INTEGER NOT NULL", HR(phase_id), COL_PHASE_ID, "", 2, COLF_KEY, NULL, NULL },
 	{ "probe_id", "INTEGER NOT NULL", HR(probe_id), COL_I64, "", 2, COLF_KEY, NULL, NULL },
@@ -131,24 +144,29 @@ static const struct column hist_columns[] = {
 	{ "steal_pct", "REAL", HR(steal_pct), COL_REAL, "%", 2, 0, NULL, NULL },
 	{ "buckets", "BLOB NOT NULL", HR(buckets), COL_BLOB, "", 2, 0, NULL, NULL },
 };
+/* clang-format on */
 
 /* ---- system figures ---- */
 
-#define PSI_HELP                                                                       \
-	"Share of the last second in which some (or all) tasks stalled on a resource " \
+#define PSI_HELP                                                                                   \
+	"Share of the last second in which some (or all) tasks stalled on a resource "             \
 	"(PSI)."
-#define PSI(res, kind, label, warn, bad)                                               \
-	(&(const struct figure_view){                                                  \
-		.json = "psi." res "." kind,                                           \
-		.metric = "loadd_pressure_stalled_ratio",                              \
-		.metric_type = "gauge",                                                \
-		.help = PSI_HELP,                                                      \
-		.labels = (const char *const[]){ "resource", res, "kind", kind, NULL },\
-		.scale = 0.01,                                                         \
-		.panel = label, .panel_line = 2, .decimals = 1,                        \
-		.warn_at = warn, .bad_at = bad })
+#define PSI(res, kind, label, warn, bad)                                                           \
+	(&(const struct figure_view){                                                              \
+		.json = "psi." res "." kind,                                                       \
+		.metric = "loadd_pressure_stalled_ratio",                                          \
+		.metric_type = "gauge",                                                            \
+		.help = PSI_HELP,                                                                  \
+		.labels = (const char *const[]){ "resource", res, "kind", kind, NULL },            \
+		.scale = 0.01,                                                                     \
+		.panel = label,                                                                    \
+		.panel_line = 2,                                                                   \
+		.decimals = 1,                                                                     \
+		.warn_at = warn,                                                                   \
+		.bad_at = bad })
 
 #define SY(field) offsetof(struct sys_sample, field)
+/* clang-format off */
 static const struct column sys_columns[] = {
 	{ "phase_id", "INTEGER", SY(phase_id), COL_PHASE_ID, "", 1, COLF_KEY, NULL, NULL },
 	{ "t", "REAL NOT NULL", SY(t), COL_TIME, "s", 1, 0, NULL,
@@ -193,10 +211,12 @@ static const struct column sys_columns[] = {
 	{ "psi_io_full", "REAL", SY(psi_io_full), COL_REAL, "%", 1, 0, NULL,
 	  PSI("io", "full", "/", 0, 10) },
 };
+/* clang-format on */
 
 /* ---- loaders' counters and events ---- */
 
 #define LS(field) offsetof(struct loader_sample, field)
+/* clang-format off */
 static const struct column loader_columns[] = {
 	{ "phase_id", "INTEGER", LS(phase_id), COL_PHASE_ID, "", 1, COLF_KEY, NULL, NULL },
 	{ "load", "TEXT NOT NULL", LS(load), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
@@ -211,8 +231,10 @@ static const struct column loader_columns[] = {
 	{ "running", "INTEGER", LS(running), COL_BOOL, "", 1, 0, NULL, NULL },
 	{ "stalled", "INTEGER", LS(stalled), COL_BOOL, "", 1, 0, NULL, NULL },
 };
+/* clang-format on */
 
 #define EV(field) offsetof(struct event, field)
+/* clang-format off */
 static const struct column event_columns[] = {
 	{ "phase_id", "INTEGER", EV(phase_id), COL_PHASE_ID, "", 1, COLF_KEY, NULL, NULL },
 	{ "t", "REAL NOT NULL", EV(t), COL_TIME, "s", 1, 0, NULL, NULL },
@@ -220,13 +242,16 @@ static const struct column event_columns[] = {
 	{ "kind", "TEXT NOT NULL", EV(kind), COL_TEXT, "", 1, COLF_NOT_NULL, NULL, NULL },
 	{ "message", "TEXT", EV(message), COL_TEXT_NULL, "", 1, 0, NULL, NULL },
 };
+/* clang-format on */
 
 #define BL(field) offsetof(struct baseline_row, field)
+/* clang-format off */
 static const struct column baseline_columns[] = {
 	{ "name", "TEXT NOT NULL PRIMARY KEY", BL(name), COL_TEXT, "", 5, COLF_NOT_NULL, NULL, NULL },
 	{ "run_id", "INTEGER NOT NULL", BL(run_id), COL_I64, "", 5, COLF_KEY, NULL, NULL },
 	{ "set_at", "REAL NOT NULL", BL(set_at), COL_TIME, "s", 5, 0, NULL, NULL },
 };
+/* clang-format on */
 
 const struct record_type record_types[REC_COUNT] = {
 	[REC_RUN_START] = { "run", "runs", NULL, NULL, "id", sizeof(struct run_start), 1,
@@ -241,17 +266,16 @@ const struct record_type record_types[REC_COUNT] = {
 			 sizeof(struct sample), 1, COLUMNS(sample_columns) },
 	[REC_SYS_SAMPLE] = { "system figures", "system_stats", "run_id", "phase_id", "t, id",
 			     sizeof(struct sys_sample), 1, COLUMNS(sys_columns) },
-	[REC_LOADER_SAMPLE] = { "loader counters", "loader_stats", "run_id", "phase_id",
-				"t, id", sizeof(struct loader_sample), 1,
-				COLUMNS(loader_columns) },
+	[REC_LOADER_SAMPLE] = { "loader counters", "loader_stats", "run_id", "phase_id", "t, id",
+				sizeof(struct loader_sample), 1, COLUMNS(loader_columns) },
 	[REC_EVENT] = { "event", "events", "run_id", "run_id", "t DESC, id DESC",
 			sizeof(struct event), 1, COLUMNS(event_columns) },
 	[REC_PROBE] = { "probe", "probes", "run_id", "run_id", "id", sizeof(struct probe_info), 2,
 			COLUMNS(probe_columns) },
 	[REC_HIST] = { "histogram", "histograms", "run_id", "phase_id", "t, id",
 		       sizeof(struct hist_row), 2, COLUMNS(hist_columns) },
-	[REC_BASELINE] = { "baseline", "baselines", NULL, NULL, "name",
-			   sizeof(struct baseline_row), 5, COLUMNS(baseline_columns) },
+	[REC_BASELINE] = { "baseline", "baselines", NULL, NULL, "name", sizeof(struct baseline_row),
+			   5, COLUMNS(baseline_columns) },
 };
 
 #define FIELD(type, c, row) ((type *)((char *)(row) + (c)->offset))
@@ -259,24 +283,17 @@ const struct record_type record_types[REC_COUNT] = {
 double column_number(const struct column *c, const void *row)
 {
 	switch (c->type) {
-	case COL_INT:
-		return *FIELD(const int, c, row);
-	case COL_LONG:
-		return (double)*FIELD(const long, c, row);
+	case COL_INT: return *FIELD(const int, c, row);
+	case COL_LONG: return (double)*FIELD(const long, c, row);
 	case COL_I64:
-	case COL_PHASE_ID:
-		return (double)*FIELD(const int64_t, c, row);
-	case COL_U64:
-		return (double)*FIELD(const uint64_t, c, row);
-	case COL_BOOL:
-		return *FIELD(const bool, c, row) ? 1 : 0;
+	case COL_PHASE_ID: return (double)*FIELD(const int64_t, c, row);
+	case COL_U64: return (double)*FIELD(const uint64_t, c, row);
+	case COL_BOOL: return *FIELD(const bool, c, row) ? 1 : 0;
 	case COL_REAL:
-	case COL_TIME:
-		return *FIELD(const double, c, row);
+	case COL_TIME: return *FIELD(const double, c, row);
 	case COL_TEXT:
 	case COL_TEXT_NULL:
-	case COL_BLOB:
-		break;
+	case COL_BLOB: break;
 	}
 	return NAN;
 }
@@ -284,19 +301,13 @@ double column_number(const struct column *c, const void *row)
 int64_t column_integer(const struct column *c, const void *row)
 {
 	switch (c->type) {
-	case COL_INT:
-		return *FIELD(const int, c, row);
-	case COL_LONG:
-		return *FIELD(const long, c, row);
+	case COL_INT: return *FIELD(const int, c, row);
+	case COL_LONG: return *FIELD(const long, c, row);
 	case COL_I64:
-	case COL_PHASE_ID:
-		return *FIELD(const int64_t, c, row);
-	case COL_U64:
-		return (int64_t)*FIELD(const uint64_t, c, row);
-	case COL_BOOL:
-		return *FIELD(const bool, c, row) ? 1 : 0;
-	default:
-		return 0;
+	case COL_PHASE_ID: return *FIELD(const int64_t, c, row);
+	case COL_U64: return (int64_t)*FIELD(const uint64_t, c, row);
+	case COL_BOOL: return *FIELD(const bool, c, row) ? 1 : 0;
+	default: return 0;
 	}
 }
 

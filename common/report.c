@@ -161,8 +161,9 @@ static int add_load_window(struct db *db, const struct phase_row *ph, struct rep
 		l->windows++;
 		l->seconds += span;
 		l->round_rates = xreallocarray(l->round_rates, l->windows, sizeof *l->round_rates);
-		l->round_rates[l->windows - 1] =
-			(double)counter_delta(first->cycles, last->cycles) / span;
+		l->round_rates[l->windows - 1] = (double)counter_delta(first->cycles,
+								       last->cycles) /
+						 span;
 		l->cycles += counter_delta(first->cycles, last->cycles);
 		l->bytes += counter_delta(first->bytes, last->bytes);
 		l->ops += counter_delta(first->ops, last->ops);
@@ -543,8 +544,8 @@ static void init_probes(struct report_phase *p, struct phase_acc *acc,
 		p->probe[k].name = xstrdup(probes[k].name);
 		p->probe[k].type = xstrdup(probes[k].type);
 		/* histograms are printed in ms whatever they store */
-		p->probe[k].units = xstrdup(probes[k].histogram || probes[k].units == NULL ?
-						    "ms" : probes[k].units);
+		p->probe[k].units = xstrdup(
+			probes[k].histogram || probes[k].units == NULL ? "ms" : probes[k].units);
 		p->probe[k].histogram = probes[k].histogram;
 		if (probes[k].histogram)
 			acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
@@ -735,8 +736,8 @@ static void print_run_header(const struct run_row *r, FILE *out)
 		fprintf(out, "Profile   %s\n", name);
 	fprintf(out, "Host      %s\n", host);
 	fprintf(out, "Kernel    %s\n", kernel);
-	fprintf(out, "CPU       %s, %d core%s\n", cpu[0] ? cpu : "unknown",
-		r->cores, r->cores == 1 ? "" : "s");
+	fprintf(out, "CPU       %s, %d core%s\n", cpu[0] ? cpu : "unknown", r->cores,
+		r->cores == 1 ? "" : "s");
 	fprintf(out, "RAM       %s, swap %s\n", ram, swap);
 	fprintf(out, "Started   %s\n", start);
 	fprintf(out, "Duration  %s, %ld round%s\n", dur, r->rounds, r->rounds == 1 ? "" : "s");
@@ -750,8 +751,8 @@ static void print_run_header(const struct run_row *r, FILE *out)
 static void print_phase_table(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
-		"Phase", "Time", "CPU%", "Loads", "LCPU%", "Ratio", "n", "median", "p95",
-		"p99", "max", "sd", "95% CI", "missed", "failed", "",
+		"Phase", "Time", "CPU%", "Loads", "LCPU%",  "Ratio",  "n",      "median",
+		"p95",   "p99",  "max",  "sd",    "95% CI", "missed", "failed", "",
 	};
 	enum { NCOLS = sizeof head / sizeof head[0] };
 	static const char align[] = "lrrrrrrrrrrrrrrl";
@@ -805,7 +806,8 @@ static void print_weak_legend(const struct run_report *rep, FILE *out)
 {
 	for (size_t i = 0; i < rep->nphases; i++) {
 		if (rep->phases[i].weak[0] != '\0') {
-			fprintf(out, "WEAK: a load fell short of what it is expected to achieve "
+			fprintf(out,
+				"WEAK: a load fell short of what it is expected to achieve "
 				"(its expect =); that phase's Ratio does not\nsay how the system "
 				"fares under that load.\n");
 			return;
@@ -816,8 +818,8 @@ static void print_weak_legend(const struct run_report *rep, FILE *out)
 static void print_load_table(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
-		"Phase", "Load", "Type", "Cycles", "Ops", "MiB/s", "LCPU%", "errors", "restarts",
-		"",
+		"Phase", "Load",  "Type",   "Cycles",   "Ops",
+		"MiB/s", "LCPU%", "errors", "restarts", "",
 	};
 	enum { NCOLS = sizeof head / sizeof head[0] };
 	static const char align[] = "lllllrrrrl";
@@ -895,8 +897,8 @@ static char *fmt_over(const struct report_probe *rp, uint64_t n)
 static void print_probes(const struct run_report *rep, FILE *out)
 {
 	static const char *const head[] = {
-		"Phase", "Probe", "Type", "Unit", "n", "median", "p95", "p99", "p99.9", "max", ">1ms",
-		">16.7ms", ">100ms", "Ratio", "missed", "failed",
+		"Phase", "Probe", "Type", "Unit",    "n",      "median", "p95",    "p99",
+		"p99.9", "max",   ">1ms", ">16.7ms", ">100ms", "Ratio",  "missed", "failed",
 	};
 	enum { NCOLS = sizeof head / sizeof head[0] };
 	static const char align[] = "llllrrrrrrrrrrrr";
@@ -943,8 +945,10 @@ static void print_probes(const struct run_report *rep, FILE *out)
 			c[11] = fmt_over(rp, rp->over_16ms);
 			c[12] = fmt_over(rp, rp->over_100ms);
 			c[13] = fmt_fixed(rp->ratio, 2);
-			c[14] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed);
-			c[15] = rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed);
+			c[14] = rp->histogram ? xstrdup("-")
+					      : xasprintf("%lld", (long long)rp->missed);
+			c[15] = rp->histogram ? xstrdup("-")
+					      : xasprintf("%lld", (long long)rp->failed);
 			table_row(&t, c);
 			first = false;
 		}
@@ -952,8 +956,9 @@ static void print_probes(const struct run_report *rep, FILE *out)
 	table_print(&t, out);
 	table_free(&t);
 	if (rep->baseline != NULL)
-		fprintf(out, "Ratio = median / %s's median of the same probe (histogram probes: "
-			     "p99 / p99); >1ms, >16.7ms, >100ms: wake-ups later than that.\n",
+		fprintf(out,
+			"Ratio = median / %s's median of the same probe (histogram probes: "
+			"p99 / p99); >1ms, >16.7ms, >100ms: wake-ups later than that.\n",
 			rep->baseline);
 }
 
@@ -989,19 +994,22 @@ static void print_knee(const struct phase_def *ph, const struct report_phase *co
 		fprintf(out, "Knee: beyond the last step run (%s = %s): no step had %s.\n",
 			ph->ramp.key, ph->ramp.values[nrun - 1], cond);
 	else
-		fprintf(out, "Knee: step %zu, %s = %s, the last acceptable step (step %zu, %s = %s, "
-			"has %s).\n", first_bad, ph->ramp.key, ph->ramp.values[first_bad - 1],
-			first_bad + 1, ph->ramp.key, ph->ramp.values[first_bad], cond);
+		fprintf(out,
+			"Knee: step %zu, %s = %s, the last acceptable step (step %zu, %s = %s, "
+			"has %s).\n",
+			first_bad, ph->ramp.key, ph->ramp.values[first_bad - 1], first_bad + 1,
+			ph->ramp.key, ph->ramp.values[first_bad], cond);
 }
 
 /* Each knee search of the profile: its steps in order, then its knee. */
 static void print_ramps(const struct run_report *rep, FILE *out)
 {
-	static const char *const head[] = { "Step", "Value", "median", "p95", "Ratio",
-					    "Cycles/s", "LCPU%", "PSI cpu" };
+	static const char *const head[] = { "Step",  "Value",    "median", "p95",
+					    "Ratio", "Cycles/s", "LCPU%",  "PSI cpu" };
 	struct profile prof;
 
-	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) != 0)
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) !=
+	    0)
 		return;
 	for (size_t i = 0; i < prof.nphases; i++) {
 		const struct phase_def *ph = &prof.phases[i];
@@ -1029,7 +1037,8 @@ static void print_ramps(const struct run_report *rep, FILE *out)
 			char *c[8];
 
 			for (size_t l = 0; l < p->nload; l++)
-				rate += isnan(p->load[l].cycles_per_s) ? 0 : p->load[l].cycles_per_s;
+				rate += isnan(p->load[l].cycles_per_s) ? 0
+								       : p->load[l].cycles_per_s;
 			c[0] = xasprintf("%zu", s + 1);
 			c[1] = xstrdup(ph->ramp.values[s]);
 			c[2] = fmt_ms(p->time.median);
@@ -1088,9 +1097,11 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 		if (rep.baseline == NULL)
 			fprintf(out, "(no phase without loads: no Ratio)\n");
 		else
-			fprintf(out, "Times: the job's wall time in ms (Time = median); Ratio = median "
+			fprintf(out,
+				"Times: the job's wall time in ms (Time = median); Ratio = median "
 				"/ %s's median;\nLoads: load cycles in the probe window; LCPU%%: the "
-				"loads' CPU time / the window's time.\n", rep.baseline);
+				"loads' CPU time / the window's time.\n",
+				rep.baseline);
 		print_weak_legend(&rep, out);
 		print_ramps(&rep, out);
 		print_probes(&rep, out);

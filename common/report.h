@@ -20,15 +20,15 @@ struct report_load {
 	/* As the run recorded the load; NULL when it did not (its figures are
 	 * then named cycles and ops, and MiB/s shows when bytes moved). */
 	char *type;
-	char *cycle_unit;    /* "trips" */
-	char *ops_unit;      /* "passes"; NULL also when the loader keeps no ops figure */
+	char *cycle_unit; /* "trips" */
+	char *ops_unit;   /* "passes"; NULL also when the loader keeps no ops figure */
 	bool reports_bytes;
-	size_t windows;      /* rounds that gave this load a window */
-	double seconds;      /* their total length */
+	size_t windows; /* rounds that gave this load a window */
+	double seconds; /* their total length */
 	uint64_t cycles, bytes, ops, errors;
 	double cpu_ms;
 	int restarts;
-	bool counts_bytes;   /* the loader counts bytes / ops at all */
+	bool counts_bytes; /* the loader counts bytes / ops at all */
 	bool counts_ops;
 	double cycles_per_s;
 	double mib_per_s;
@@ -44,16 +44,16 @@ struct report_load {
 struct report_probe {
 	char *name;
 	char *type;
-	char *units;         /* of the figures as printed: a histogram's in ms */
+	char *units; /* of the figures as printed: a histogram's in ms */
 	bool histogram;
 	bool ran;            /* some valid round has a figure of it */
 	struct summary time; /* sample probes */
 	int64_t missed, failed;
-	uint64_t count;      /* histogram probes: values measured */
+	uint64_t count; /* histogram probes: values measured */
 	double p50, p99, p999, max, mean;
 	uint64_t over_1ms, over_16ms, over_100ms; /* 16.7 ms: a frame missed at 60 Hz */
-	double steal_pct;    /* mean CPU steal over its seconds, NaN when unknown */
-	double ratio;        /* median (histograms: p99) / the baseline phase's */
+	double steal_pct; /* mean CPU steal over its seconds, NaN when unknown */
+	double ratio;     /* median (histograms: p99) / the baseline phase's */
 	/* For loadctl compare, by valid round: a sample probe's values, a
 	 * histogram probe's p99 of each second, in ms; round r's round_len[r]
 	 * values follow those of the rounds before it. */
@@ -68,8 +68,8 @@ struct report_round {
 	int64_t phase_id;
 	bool valid;
 	bool finished;
-	char *reason;        /* why it is invalid, "" otherwise */
-	char *weak;          /* what a load that fell short reached, "" otherwise */
+	char *reason; /* why it is invalid, "" otherwise */
+	char *weak;   /* what a load that fell short reached, "" otherwise */
 	size_t samples;
 };
 
@@ -77,7 +77,7 @@ struct report_round {
  * every figure. NaN marks a figure that does not exist. */
 struct report_phase {
 	char *name;
-	char *loads;         /* its [load] names, "" for none */
+	char *loads; /* its [load] names, "" for none */
 	char *cache;
 	size_t nrounds;
 	struct report_round *rounds;
@@ -94,7 +94,7 @@ struct report_phase {
 	double psi_cpu, psi_mem, psi_io; /* PSI "some", mean over the window */
 	size_t nload;
 	struct report_load *load;
-	size_t nprobe;       /* every probe of the run, in its order */
+	size_t nprobe; /* every probe of the run, in its order */
 	struct report_probe *probe;
 };
 

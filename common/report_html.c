@@ -117,8 +117,8 @@ static const char *phase_class(const struct run_report *rep, const struct report
 static void write_phases(FILE *out, const struct run_report *rep)
 {
 	static const char *const head[] = {
-		"Phase", "Time", "CPU%", "Loads", "LCPU%", "Ratio", "n", "median", "p95",
-		"p99", "max", "sd", "95% CI", "missed", "failed", "Note",
+		"Phase", "Time", "CPU%", "Loads", "LCPU%",  "Ratio",  "n",      "median",
+		"p95",   "p99",  "max",  "sd",    "95% CI", "missed", "failed", "Note",
 	};
 	size_t i;
 
@@ -149,7 +149,7 @@ static void write_phases(FILE *out, const struct run_report *rep)
 		cell(out, xasprintf("%lld", (long long)p->failed), NULL);
 		cell(out, xstrdup(p->note),
 		     strcmp(phase_class(rep, p), "weak") == 0 ? "l weakmark"
-		     : p->note[0]			      ? "l mark"
+		     : p->note[0]                             ? "l mark"
 							      : "l");
 		html_raw(out, "</tr>\n");
 		free(lo);
@@ -159,12 +159,15 @@ static void write_phases(FILE *out, const struct run_report *rep)
 	if (rep->baseline == NULL) {
 		html_raw(out, "No phase ran without loads: no Ratio.");
 	} else {
-		html_raw(out, "Times: the job's wall time in ms (Time = median); Ratio = median / ");
+		html_raw(out,
+			 "Times: the job's wall time in ms (Time = median); Ratio = median / ");
 		html_text(out, rep->baseline);
-		html_raw(out, "'s median (the baseline, blue). Loads: load cycles in the probe "
-			      "window; LCPU%%: the loads' CPU time / the window's time. Red rows are "
-			      "invalid: a load failed, so their figures are left out; yellow rows are weak: a load fell short of its "
-			      "expectation, so a small slowdown there proves little.");
+		html_raw(
+			out,
+			"'s median (the baseline, blue). Loads: load cycles in the probe "
+			"window; LCPU%%: the loads' CPU time / the window's time. Red rows are "
+			"invalid: a load failed, so their figures are left out; yellow rows are weak: a load fell short of its "
+			"expectation, so a small slowdown there proves little.");
 	}
 	html_raw(out, "</p>\n");
 }
@@ -179,8 +182,9 @@ static char *count_cell(const struct report_probe *rp, uint64_t n)
 static void write_probes(FILE *out, const struct run_report *rep)
 {
 	static const char *const head[] = {
-		"Phase", "Probe", "Type", "Unit", "n", "median", "p95", "p99", "p99.9", "max", "&gt;1ms",
-		"&gt;16.7ms", "&gt;100ms", "Ratio", "missed", "failed",
+		"Phase",     "Probe", "Type",   "Unit",   "n",       "median",
+		"p95",       "p99",   "p99.9",  "max",    "&gt;1ms", "&gt;16.7ms",
+		"&gt;100ms", "Ratio", "missed", "failed",
 	};
 
 	if (rep->nprobes < 2 && (rep->nprobes == 0 || rep->nphases == 0 ||
@@ -224,18 +228,24 @@ static void write_probes(FILE *out, const struct run_report *rep)
 			cell(out, count_cell(rp, rp->over_16ms), NULL);
 			cell(out, count_cell(rp, rp->over_100ms), NULL);
 			cell(out, fmt_fixed(rp->ratio, 2), NULL);
-			cell(out, rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->missed),
+			cell(out,
+			     rp->histogram ? xstrdup("-")
+					   : xasprintf("%lld", (long long)rp->missed),
 			     NULL);
-			cell(out, rp->histogram ? xstrdup("-") : xasprintf("%lld", (long long)rp->failed),
+			cell(out,
+			     rp->histogram ? xstrdup("-")
+					   : xasprintf("%lld", (long long)rp->failed),
 			     NULL);
 			html_raw(out, "</tr>\n");
 			first = false;
 		}
 	}
-	html_raw(out, "</table></div>\n<p>Valid rounds; each probe in its Unit; a histogram probe's median "
-		      "is its p50. Ratio = median / the baseline's median of the same probe "
-		      "(histogram probes: p99 / p99); &gt;1ms, &gt;16.7ms, &gt;100ms: wake-ups "
-		      "later than that.</p>\n");
+	html_raw(
+		out,
+		"</table></div>\n<p>Valid rounds; each probe in its Unit; a histogram probe's median "
+		"is its p50. Ratio = median / the baseline's median of the same probe "
+		"(histogram probes: p99 / p99); &gt;1ms, &gt;16.7ms, &gt;100ms: wake-ups "
+		"later than that.</p>\n");
 }
 
 static char *rate_cell(double v, const char *unit)
@@ -272,12 +282,14 @@ static void write_loads(FILE *out, const struct run_report *rep)
 			cell(out, xstrdup(j == 0 ? p->name : ""), "l");
 			cell(out, xstrdup(l->name), "l");
 			cell(out, xstrdup(known ? l->type : "-"), "l");
-			cell(out, rate_cell(l->cycles_per_s, known ? l->cycle_unit : "cycles"), NULL);
+			cell(out, rate_cell(l->cycles_per_s, known ? l->cycle_unit : "cycles"),
+			     NULL);
 			cell(out, rate_cell(l->ops_per_s, known ? l->ops_unit : "ops"), NULL);
 			cell(out, fmt_fixed(l->mib_per_s, 1), NULL);
 			cell(out, fmt_fixed(l->lcpu_pct, 1), NULL);
-			cell(out, l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
-					     : xstrdup("-"),
+			cell(out,
+			     l->windows ? xasprintf("%llu", (unsigned long long)l->errors)
+					: xstrdup("-"),
 			     NULL);
 			cell(out, l->windows ? xasprintf("%d", l->restarts) : xstrdup("-"), NULL);
 			html_raw(out, "</tr>\n");
@@ -373,7 +385,8 @@ static void write_ramps(FILE *out, const struct run_report *rep)
 	struct profile prof;
 	size_t nth = 0;
 
-	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) != 0)
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) !=
+	    0)
 		return;
 	for (size_t i = 0; i < prof.nphases; i++) {
 		if (prof.phases[i].ramp.nsteps == 0)

@@ -62,8 +62,8 @@ int run_user_resolve(const char *configured, struct run_user *u, char **err)
 		}
 		if (geteuid() != 0 && pw->pw_uid != geteuid()) {
 			*err = xasprintf("[run] user = %s needs root: loadd runs as uid %u and "
-					 "cannot start loads as another user", configured,
-					 (unsigned)geteuid());
+					 "cannot start loads as another user",
+					 configured, (unsigned)geteuid());
 			return -1;
 		}
 		fill(u, pw, "[run] user");

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 struct run_user {
-	bool drop;      /* children change user (loadd runs as root) */
+	bool drop; /* children change user (loadd runs as root) */
 	uid_t uid;
 	gid_t gid;
 	char name[64];

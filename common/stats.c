@@ -55,8 +55,7 @@ double t_quantile_975(size_t df)
 	 * from df 31 on, and closer as df grows. */
 	n = (double)df;
 	z2 = z * z;
-	return z + z * (z2 + 1) / (4 * n) +
-	       z * ((5 * z2 + 16) * z2 + 3) / (96 * n * n) +
+	return z + z * (z2 + 1) / (4 * n) + z * ((5 * z2 + 16) * z2 + 3) / (96 * n * n) +
 	       z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / (384 * n * n * n) +
 	       z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) /
 		       (92160 * n * n * n * n);

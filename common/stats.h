@@ -10,7 +10,7 @@
 struct summary {
 	size_t n;
 	double mean;
-	double sd;      /* sample standard deviation (n - 1); 0 when n < 2 */
+	double sd; /* sample standard deviation (n - 1); 0 when n < 2 */
 	double min;
 	double median;
 	double p95;

@@ -12,7 +12,7 @@ struct table {
 	const char *align; /* a letter per column: 'l' words, 'r' numbers */
 	size_t ncols;
 	size_t nrows;
-	char **cells;      /* row-major, row 0 the heading */
+	char **cells;       /* row-major, row 0 the heading */
 	const char *indent; /* before every line (NULL: none) */
 };
 
@@ -25,8 +25,8 @@ void table_print(const struct table *t, FILE *out);
 void table_free(struct table *t);
 
 /* xmalloc'd cells; "-" for NaN or infinity. */
-char *fmt_ms(double ms);          /* about four significant digits: 123.4, 12.34, 1.234 */
+char *fmt_ms(double ms); /* about four significant digits: 123.4, 12.34, 1.234 */
 char *fmt_fixed(double v, int decimals);
-char *fmt_count(double v);        /* whole numbers once they reach 100 */
+char *fmt_count(double v); /* whole numbers once they reach 100 */
 
 #endif

@@ -57,7 +57,8 @@ static int spec_value(size_t k, const char *value, long *out, const char **err)
 		if (parse_size(value, &size, &why) < 0)
 			return spec_error(err, "size: %s", why);
 		if (size.kind != SIZE_BYTES)
-			return spec_error(err, "size must be a number of bytes like 512 or 4K, not '%s'",
+			return spec_error(err,
+					  "size must be a number of bytes like 512 or 4K, not '%s'",
 					  value);
 		if (size.bytes > TREE_MAX_FILE_SIZE)
 			return spec_error(err, "size must be at most 1M, not '%s'", value);
@@ -85,7 +86,8 @@ int tree_spec_check(const struct tree_spec *spec, const char **err)
 		return spec_error(err,
 				  "depth=%ld fanout=%ld files=%ld makes %" PRIu64
 				  " entries, more than the %llu allowed",
-				  spec->depth, spec->fanout, spec->files, entries, TREE_MAX_ENTRIES);
+				  spec->depth, spec->fanout, spec->files, entries,
+				  TREE_MAX_ENTRIES);
 	return 0;
 }
 
@@ -113,15 +115,16 @@ int tree_spec_parse(const char *s, void *dst, const char **err)
 
 		eq = strchr(word, '=');
 		if (eq == NULL)
-			return spec_error(err, "'%s' is not key=value (keys: depth, fanout, files, size)",
-					  word);
+			return spec_error(
+				err, "'%s' is not key=value (keys: depth, fanout, files, size)",
+				word);
 		*eq = '\0';
 		for (k = 0; k < NKEYS; k++)
 			if (strcmp(word, tree_keys[k].key) == 0)
 				break;
 		if (k == NKEYS)
-			return spec_error(err, "unknown key '%s' (keys: depth, fanout, files, size)",
-					  word);
+			return spec_error(
+				err, "unknown key '%s' (keys: depth, fanout, files, size)", word);
 		if (seen[k])
 			return spec_error(err, "%s is given twice", word);
 		seen[k] = true;
@@ -192,4 +195,3 @@ uint64_t tree_entries(const struct tree_spec *spec)
 	}
 	return sat_add(dirs, sat_mul(dirs, files));
 }
-

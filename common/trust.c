@@ -55,9 +55,10 @@ static int check_dir(const char *dir, char **err)
 	}
 	/* Sticky: others may add names but not replace or remove ours. */
 	if (writable_by_others(&st) && (st.st_mode & S_ISVTX) == 0) {
-		*err = xasprintf("directory %s is writable by other users (mode %04o), who could "
-				 "swap what loadd puts there; chmod go-w it or use another directory",
-				 dir, (unsigned)(st.st_mode & 07777));
+		*err = xasprintf(
+			"directory %s is writable by other users (mode %04o), who could "
+			"swap what loadd puts there; chmod go-w it or use another directory",
+			dir, (unsigned)(st.st_mode & 07777));
 		return -1;
 	}
 	return 0;

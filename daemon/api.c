@@ -39,18 +39,17 @@
 #include "xalloc.h"
 
 #define API_SOCKET_GROUP "loadd"
-#define API_TIMEOUT_S 5             /* from accept (or the last reply) to a whole request */
+#define API_TIMEOUT_S 5 /* from accept (or the last reply) to a whole request */
 #define API_MAX_HEADERS 8192
-#define API_MAX_BODY 4096           /* no route takes a body */
-#define API_STOP_FALLBACK_MS 1000   /* stop even when the 202 never reaches its client */
-#define API_ACCEPT_PAUSE_MS 1000    /* out of fds: stop accepting this long */
+#define API_MAX_BODY 4096         /* no route takes a body */
+#define API_STOP_FALLBACK_MS 1000 /* stop even when the 202 never reaches its client */
+#define API_ACCEPT_PAUSE_MS 1000  /* out of fds: stop accepting this long */
 #define API_FD_LIMIT 8192
-#define API_MAX_CONNECTIONS 64      /* live clients at most, whatever the fd limit */
-#define API_FD_RESERVE 24           /* fds never given to clients: the probe's and loads' */
-#define API_REAP_MS 100             /* after cutting a client, look again this soon */
+#define API_MAX_CONNECTIONS 64 /* live clients at most, whatever the fd limit */
+#define API_FD_RESERVE 24      /* fds never given to clients: the probe's and loads' */
+#define API_REAP_MS 100        /* after cutting a client, look again this soon */
 
 /* ---- the listening sockets ---- */
-
 
 /* A socket file that accepts a connection belongs to a live loadd. 1 live,
  * 0 stale (or absent), -1 error. */
@@ -66,8 +65,8 @@ static int socket_answers(const struct sockaddr_un *sun, const char *path, char 
 		return -1;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
-		*err = xasprintf("%s exists and is not a socket; remove it or give another --socket",
-				 path);
+		*err = xasprintf(
+			"%s exists and is not a socket; remove it or give another --socket", path);
 		return -1;
 	}
 	/* Non-blocking: a live loadd with a full backlog must not hang us. */
@@ -218,8 +217,8 @@ static int open_tcp(struct api_listen *l, const char *spec, char **err)
 	if (getsockname(fd, (struct sockaddr *)&ss, &sslen) == 0 &&
 	    getnameinfo((struct sockaddr *)&ss, sslen, bound_host, sizeof bound_host, bound_port,
 			sizeof bound_port, NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-		l->tcp_addr = xasprintf(ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
-					bound_host, bound_port);
+		l->tcp_addr = xasprintf(ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", bound_host,
+					bound_port);
 	else
 		l->tcp_addr = xasprintf("%s:%s", host, port);
 	l->tcp_fd = fd;
@@ -280,8 +279,8 @@ struct api_server {
 	struct evconnlistener *lev;
 	struct event *resume;
 	const char *where;
-	struct event *drain;              /* past the cap: close what waits */
-	struct bufferevent *refused;      /* the connection that met the cap */
+	struct event *drain;         /* past the cap: close what waits */
+	struct bufferevent *refused; /* the connection that met the cap */
 };
 
 /* A client's connection, held (a bufferevent reference) from accept until
@@ -290,7 +289,7 @@ struct api_server {
  * every byte, so a client trickling one byte a second would never meet it. */
 struct api_conn {
 	struct api *api;
-	struct bufferevent *bev;   /* NULL: a free slot */
+	struct bufferevent *bev; /* NULL: a free slot */
 	struct event *deadline;
 };
 
@@ -299,12 +298,12 @@ struct api {
 	const struct profile *profile;
 	struct db *db;
 	struct supervisor *sv;
-	struct api_server unix_server;   /* every route */
-	struct api_server tcp_server;    /* --listen: /metrics only */
-	int64_t start_ns;             /* CLOCK_MONOTONIC at the run's start */
+	struct api_server unix_server; /* every route */
+	struct api_server tcp_server;  /* --listen: /metrics only */
+	int64_t start_ns;              /* CLOCK_MONOTONIC at the run's start */
 	int64_t phase_start_ns;
 
-	struct load_status *status;   /* scratch for supervisor_status */
+	struct load_status *status; /* scratch for supervisor_status */
 	struct load_view *loads;
 	struct load_tick *ticks;
 	size_t max_loads;
@@ -322,8 +321,8 @@ struct api {
 
 struct route {
 	const char *path;
-	enum evhttp_cmd_type method;  /* GET routes answer HEAD too */
-	const char *const *params;    /* query parameters it takes, NULL-terminated */
+	enum evhttp_cmd_type method; /* GET routes answer HEAD too */
+	const char *const *params;   /* query parameters it takes, NULL-terminated */
 	void (*serve)(struct api *api, struct evhttp_request *req, struct evkeyvalq *query);
 };
 
@@ -516,9 +515,12 @@ static void serve_stop(struct api *api, struct evhttp_request *req, struct evkey
 
 	if (!may_stop(req, &who)) {
 		log_warn("refused a stop from uid %ld: only root or the run's starter (uid %ld) "
-			 "may stop it", who, starter_uid());
-		reply_error(req, 403, "only root or the user who started the run (uid %ld) may "
-				      "stop it; you are uid %ld", starter_uid(), who);
+			 "may stop it",
+			 who, starter_uid());
+		reply_error(req, 403,
+			    "only root or the user who started the run (uid %ld) may "
+			    "stop it; you are uid %ld",
+			    starter_uid(), who);
 		return;
 	}
 
@@ -528,8 +530,9 @@ static void serve_stop(struct api *api, struct evhttp_request *req, struct evkey
 		evhttp_request_set_on_complete_cb(req, on_stop_sent, api);
 		evtimer_add(api->stop_timer, &fallback);
 	}
-	reply_json(req, 202, json_pack("{s:I, s:s}", "run_id", (json_int_t)api->view.run_id,
-				       "status", "stopping"));
+	reply_json(req, 202,
+		   json_pack("{s:I, s:s}", "run_id", (json_int_t)api->view.run_id, "status",
+			     "stopping"));
 }
 
 static void serve_metrics(struct api *api, struct evhttp_request *req, struct evkeyvalq *query)
@@ -605,8 +608,9 @@ static void dispatch(struct api *api, const struct route *routes, struct evhttp_
 			reply_error(req, 404, "no route %s: this address serves GET /metrics only",
 				    path);
 		else
-			reply_error(req, 404, "no route %s: the routes are GET /v1/status, "
-					      "GET /v1/runs, POST /v1/stop and GET /metrics",
+			reply_error(req, 404,
+				    "no route %s: the routes are GET /v1/status, "
+				    "GET /v1/runs, POST /v1/stop and GET /metrics",
 				    path);
 		return;
 	}
@@ -647,10 +651,9 @@ static void on_tcp_request(struct evhttp_request *req, void *arg)
 
 /* Every method reaches our handler, so a wrong one gets a 405 with a JSON
  * body rather than evhttp's own page. */
-#define API_ALL_METHODS                                                                   \
-	(EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |              \
-	 EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |   \
-	 EVHTTP_REQ_PATCH)
+#define API_ALL_METHODS                                                                            \
+	(EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | \
+	 EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
 
 static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
 {
@@ -674,8 +677,8 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 			srv = servers[i];
 	if (srv == NULL)
 		return;
-	log_warn("control API on %s: cannot accept a connection: %s; pausing for %d ms",
-		 srv->where, strerror(err), API_ACCEPT_PAUSE_MS);
+	log_warn("control API on %s: cannot accept a connection: %s; pausing for %d ms", srv->where,
+		 strerror(err), API_ACCEPT_PAUSE_MS);
 	evconnlistener_disable(lev);
 	evtimer_add(srv->resume, &pause);
 }
@@ -774,7 +777,8 @@ static struct bufferevent *on_new_conn(struct event_base *base, void *arg)
 	if (c == NULL) {
 		if (api->refused++ % 1000 == 0)
 			log_warn("control API on %s: %zu clients connected, the most allowed; "
-				 "closing new connections", srv->where, api->nconns);
+				 "closing new connections",
+				 srv->where, api->nconns);
 		/* The listener's accept loop stops here until the drain. */
 		evconnlistener_disable(srv->lev);
 		if (srv->refused != NULL)
@@ -911,8 +915,8 @@ struct api *api_new(const struct api_config *cfg)
 	}
 	log_debug("control API: at most %zu clients at once", api->max_conns);
 
-	serve_on(&api->unix_server, api, cfg->base, cfg->listen->unix_fd,
-		 cfg->listen->socket_path, on_unix_request);
+	serve_on(&api->unix_server, api, cfg->base, cfg->listen->unix_fd, cfg->listen->socket_path,
+		 on_unix_request);
 	log_info("control API on %s", cfg->listen->socket_path);
 	if (cfg->listen->tcp_fd >= 0) {
 		serve_on(&api->tcp_server, api, cfg->base, cfg->listen->tcp_fd,

@@ -30,10 +30,10 @@ struct supervisor;
  * socket that answers means another loadd runs, and loadd must refuse
  * before it changes anything. */
 struct api_listen {
-	char *socket_path;   /* absolute */
+	char *socket_path; /* absolute */
 	int unix_fd;
-	int tcp_fd;          /* -1 without --listen */
-	char *tcp_addr;      /* "127.0.0.1:9184" as bound (the real port), or NULL */
+	int tcp_fd;     /* -1 without --listen */
+	char *tcp_addr; /* "127.0.0.1:9184" as bound (the real port), or NULL */
 	/* Removed at exit only by the process that made it, and only while it is
 	 * still the same file. */
 	pid_t owner;
@@ -56,7 +56,7 @@ struct api_config {
 	struct db *db;
 	const struct profile *profile;
 	int64_t run_id;
-	double started_at;            /* wall clock */
+	double started_at; /* wall clock */
 	struct supervisor *sv;
 	/* Called once the reply to POST /v1/stop is sent. */
 	void (*stop)(void *arg);

@@ -16,7 +16,7 @@ const double probe_bucket_bounds[PROBE_BUCKETS] = {
 /* 25 us (a good wake-up) to 60 s (a job at its limit), about 2.5x apart. */
 const double latency_bucket_bounds[LATENCY_BUCKETS] = {
 	0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0167,
-	0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60,
+	0.025,    0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10,   60,
 };
 
 static void probe_views_init(struct api_view *v, const struct profile *p)
@@ -166,7 +166,8 @@ void api_view_add_sample(struct api_view *v, const struct sample *s)
 		h->sum_s += secs;
 	}
 	if (v->nlatest == API_LATEST_SAMPLES) {
-		memmove(&v->latest[0], &v->latest[1], (API_LATEST_SAMPLES - 1) * sizeof v->latest[0]);
+		memmove(&v->latest[0], &v->latest[1],
+			(API_LATEST_SAMPLES - 1) * sizeof v->latest[0]);
 		v->nlatest--;
 	}
 	v->latest[v->nlatest++] = *s;

@@ -29,7 +29,7 @@ struct probe_hist {
 	uint64_t count;                 /* successful jobs */
 	double sum_s;
 	uint64_t failed;
-	uint64_t missed;                /* slots skipped because a job overran */
+	uint64_t missed; /* slots skipped because a job overran */
 };
 
 /* Upper bounds of the every-probe latency histogram, in seconds (+Inf
@@ -45,9 +45,9 @@ struct probe_view {
 	const char *type;
 	const char *units;
 	bool histogram;
-	struct hist *phase;       /* the current phase */
+	struct hist *phase; /* the current phase */
 	uint64_t phase_failed;
-	struct hist **by_phase;   /* per distinct phase name (hists index) */
+	struct hist **by_phase; /* per distinct phase name (hists index) */
 	uint64_t *failed_by_phase;
 };
 
@@ -64,17 +64,17 @@ struct api_view {
 	const struct profile *profile;
 	int64_t run_id;
 	int pid;
-	double started_at;        /* wall clock */
-	double elapsed_s;         /* filled in when a document is made */
+	double started_at; /* wall clock */
+	double elapsed_s;  /* filled in when a document is made */
 	bool stopping;
 	const char *socket_path;
 	const char *metrics_addr; /* the TCP listener, or NULL */
 
-	long round;               /* from 1 */
+	long round; /* from 1 */
 	size_t phase_index;
-	int64_t phase_id;         /* 0 between phases */
+	int64_t phase_id; /* 0 between phases */
 	enum phase_state state;
-	double phase_started_at;  /* wall clock */
+	double phase_started_at; /* wall clock */
 	double phase_elapsed_s;
 
 	/* The current phase's samples: counts and the latest, oldest first. */
@@ -84,12 +84,12 @@ struct api_view {
 
 	struct probe_hist *hists; /* one per distinct phase name */
 	size_t nhists;
-	size_t *hist_of_phase;    /* profile phase index -> hists index */
+	size_t *hist_of_phase; /* profile phase index -> hists index */
 
 	struct probe_view *probes; /* one per probe of the profile */
 	size_t nprobes;
 
-	struct sys_sample sys;    /* the latest, when has_sys */
+	struct sys_sample sys; /* the latest, when has_sys */
 	bool has_sys;
 
 	const struct load_view *loads; /* the loads running now */

@@ -204,7 +204,8 @@ FILE *log_file_open(const char *path, char **err)
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 ||
 	    (st.st_mode & 0022) != 0) {
 		*err = xasprintf("log file %s is not a plain file of loadd's user's that only it "
-				 "can write; remove it or give another --log", path);
+				 "can write; remove it or give another --log",
+				 path);
 		close(fd);
 		return NULL;
 	}

@@ -57,16 +57,13 @@ static json_t *run_json(const struct api_view *v)
 {
 	const struct profile *p = v->profile;
 
-	return json_pack("{s:I, s:o, s:o, s:s, s:o, s:o, s:o, s:I, s:I}",
-			 "id", (json_int_t)v->run_id,
-			 "profile", jstr(p->name),
-			 "profile_path", jstr(p->path),
-			 "status", v->stopping ? "stopping" : "running",
-			 "started_at", json_number_or_null(v->started_at),
-			 "elapsed_s", json_number_or_null(v->elapsed_s),
-			 "planned_s", json_number_or_null(profile_total_ms(p) / 1000.0),
-			 "round", (json_int_t)v->round,
-			 "rounds", (json_int_t)p->run.rounds);
+	return json_pack("{s:I, s:o, s:o, s:s, s:o, s:o, s:o, s:I, s:I}", "id",
+			 (json_int_t)v->run_id, "profile", jstr(p->name), "profile_path",
+			 jstr(p->path), "status", v->stopping ? "stopping" : "running",
+			 "started_at", json_number_or_null(v->started_at), "elapsed_s",
+			 json_number_or_null(v->elapsed_s), "planned_s",
+			 json_number_or_null(profile_total_ms(p) / 1000.0), "round",
+			 (json_int_t)v->round, "rounds", (json_int_t)p->run.rounds);
 }
 
 static json_t *phase_json(const struct api_view *v)
@@ -83,37 +80,26 @@ static json_t *phase_json(const struct api_view *v)
 	loads = json_array();
 	for (size_t i = 0; i < ph->nloads; i++)
 		json_array_append_new(loads, jstr(ph->loads[i]));
-	return json_pack("{s:I, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I}",
-			 "index", (json_int_t)v->phase_index,
-			 "count", (json_int_t)p->nphases,
-			 "name", jstr(ph->name),
-			 "id", (json_int_t)v->phase_id,
-			 "state", phase_state_names[v->state],
-			 "cache", ph->cache == CACHE_COLD ? "cold" : "warm",
-			 "loads", loads,
-			 "started_at", json_number_or_null(v->phase_started_at),
-			 "elapsed_s", json_number_or_null(v->phase_elapsed_s),
-			 "settle_s", json_real(settle / 1000.0),
-			 "duration_s", json_real(ph->duration_ms / 1000.0),
-			 "jobs", (json_int_t)v->phase_jobs,
-			 "failed", (json_int_t)v->phase_failed);
+	return json_pack(
+		"{s:I, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I}", "index",
+		(json_int_t)v->phase_index, "count", (json_int_t)p->nphases, "name", jstr(ph->name),
+		"id", (json_int_t)v->phase_id, "state", phase_state_names[v->state], "cache",
+		ph->cache == CACHE_COLD ? "cold" : "warm", "loads", loads, "started_at",
+		json_number_or_null(v->phase_started_at), "elapsed_s",
+		json_number_or_null(v->phase_elapsed_s), "settle_s", json_real(settle / 1000.0),
+		"duration_s", json_real(ph->duration_ms / 1000.0), "jobs",
+		(json_int_t)v->phase_jobs, "failed", (json_int_t)v->phase_failed);
 }
 
 static json_t *load_json(const struct load_view *lv)
 {
 	const struct load_status *st = &lv->st;
-	json_t *o = json_pack("{s:o, s:o, s:i, s:i, s:i, s:b, s:o, s:o, s:o, s:o, s:o}",
-			      "name", jstr(st->name),
-			      "type", jstr(st->type),
-			      "pgid", st->pgid,
-			      "procs", st->procs,
-			      "restarts", st->restarts,
-			      "stalled", st->stalled,
-			      "cycles", json_u64(st->cycles),
-			      "bytes", json_u64(st->bytes),
-			      "ops", json_u64(st->ops),
-			      "errors", json_u64(st->errors),
-			      "cpu_s", json_number_or_null(st->cpu_ms / 1000.0));
+	json_t *o = json_pack("{s:o, s:o, s:i, s:i, s:i, s:b, s:o, s:o, s:o, s:o, s:o}", "name",
+			      jstr(st->name), "type", jstr(st->type), "pgid", st->pgid, "procs",
+			      st->procs, "restarts", st->restarts, "stalled", st->stalled, "cycles",
+			      json_u64(st->cycles), "bytes", json_u64(st->bytes), "ops",
+			      json_u64(st->ops), "errors", json_u64(st->errors), "cpu_s",
+			      json_number_or_null(st->cpu_ms / 1000.0));
 	const struct loader_ops *ops = loader_find(st->type);
 
 	/* Units make the counters readable without the loader's source. */
@@ -189,19 +175,17 @@ static json_t *probes_json(const struct api_view *v)
 		const struct probe_view *pv = &v->probes[i];
 		const struct hist *h = pv->phase;
 
-		json_array_append_new(a, json_pack(
-			"{s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I}",
-			"name", jstr(pv->name),
-			"type", jstr(pv->type),
-			"units", jstr(pv->units),
-			"histogram", pv->histogram,
-			"n", (json_int_t)h->count,
-			"failed", (json_int_t)pv->phase_failed,
-			"p50_ms", json_number_or_null(hist_percentile(h, 50) / 1e6),
-			"p99_ms", json_number_or_null(hist_percentile(h, 99) / 1e6),
-			"p999_ms", json_number_or_null(hist_percentile(h, 99.9) / 1e6),
-			"max_ms", json_number_or_null(h->count ? (double)h->max_ns / 1e6 : NAN),
-			"over_16_7ms", (json_int_t)hist_count_above(h, 16700000)));
+		json_array_append_new(
+			a,
+			json_pack("{s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I}", "name",
+				  jstr(pv->name), "type", jstr(pv->type), "units", jstr(pv->units),
+				  "histogram", pv->histogram, "n", (json_int_t)h->count, "failed",
+				  (json_int_t)pv->phase_failed, "p50_ms",
+				  json_number_or_null(hist_percentile(h, 50) / 1e6), "p99_ms",
+				  json_number_or_null(hist_percentile(h, 99) / 1e6), "p999_ms",
+				  json_number_or_null(hist_percentile(h, 99.9) / 1e6), "max_ms",
+				  json_number_or_null(h->count ? (double)h->max_ns / 1e6 : NAN),
+				  "over_16_7ms", (json_int_t)hist_count_above(h, 16700000)));
 	}
 	return a;
 }
@@ -221,35 +205,24 @@ json_t *status_json(const struct api_view *v)
 		json_array_append_new(loads, load_json(&v->loads[i]));
 	for (size_t i = 0; i < v->nlatest; i++)
 		json_array_append_new(samples, record_json(REC_SAMPLE, &v->latest[i]));
-	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "api", API_VERSION,
-			 "version", LOADD_VERSION,
-			 "pid", v->pid,
-			 "socket", jstr(v->socket_path),
-			 "metrics_listen", jstr(v->metrics_addr),
-			 "run", run_json(v),
-			 "phase", phase_json(v),
-			 "loads", loads,
-			 "samples", samples,
-			 "probes", probes_json(v),
-			 "system", system_json(v));
+	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "api",
+			 API_VERSION, "version", LOADD_VERSION, "pid", v->pid, "socket",
+			 jstr(v->socket_path), "metrics_listen", jstr(v->metrics_addr), "run",
+			 run_json(v), "phase", phase_json(v), "loads", loads, "samples", samples,
+			 "probes", probes_json(v), "system", system_json(v));
 }
 
 static json_t *run_row_json(const struct run_row *r)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:I}",
-			 "id", (json_int_t)r->id,
-			 "status", jstr(r->status),
-			 "profile", jstr(r->profile_name),
-			 "host", jstr(r->host),
-			 "kernel", jstr(r->kernel),
-			 "version", jstr(r->version),
-			 "tree_fingerprint", jstr(r->tree_fingerprint),
-			 "rounds", (json_int_t)r->rounds,
-			 "planned_s", json_real(r->planned_ms / 1000.0),
-			 "started_at", json_number_or_null(r->started_at),
-			 "ended_at", r->ended_at > 0 ? json_real(r->ended_at) : json_null(),
-			 "samples", (json_int_t)r->samples);
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:I}", "id",
+			 (json_int_t)r->id, "status", jstr(r->status), "profile",
+			 jstr(r->profile_name), "host", jstr(r->host), "kernel", jstr(r->kernel),
+			 "version", jstr(r->version), "tree_fingerprint", jstr(r->tree_fingerprint),
+			 "rounds", (json_int_t)r->rounds, "planned_s",
+			 json_real(r->planned_ms / 1000.0), "started_at",
+			 json_number_or_null(r->started_at), "ended_at",
+			 r->ended_at > 0 ? json_real(r->ended_at) : json_null(), "samples",
+			 (json_int_t)r->samples);
 }
 
 json_t *runs_json(const struct run_row *rows, size_t n)

@@ -90,8 +90,17 @@ static void usage(FILE *fp)
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_DB = 256, OPT_WORKDIR, OPT_LIST_LOADERS, OPT_LIST_PROBES, OPT_SOCKET,
-	       OPT_LISTEN, OPT_DAEMON, OPT_PIDFILE, OPT_LOG };
+	enum {
+		OPT_DB = 256,
+		OPT_WORKDIR,
+		OPT_LIST_LOADERS,
+		OPT_LIST_PROBES,
+		OPT_SOCKET,
+		OPT_LISTEN,
+		OPT_DAEMON,
+		OPT_PIDFILE,
+		OPT_LOG
+	};
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "check", no_argument, NULL, 'c' },
@@ -127,17 +136,17 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'v': a->verbose++; break;
 		case 'V': printf("loadd %s\n", LOADD_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
-		default:
-			fprintf(stderr, "Try 'loadd --help'.\n");
-			exit(EXIT_USAGE);
+		default: fprintf(stderr, "Try 'loadd --help'.\n"); exit(EXIT_USAGE);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "loadd: unexpected argument '%s'\nTry 'loadd --help'.\n", argv[optind]);
+		fprintf(stderr, "loadd: unexpected argument '%s'\nTry 'loadd --help'.\n",
+			argv[optind]);
 		exit(EXIT_USAGE);
 	}
 	if (!a->list_loaders && !a->list_probes && a->profile == NULL) {
-		fprintf(stderr, "loadd: no profile given: use --profile NAME, e.g. --profile quick\n");
+		fprintf(stderr,
+			"loadd: no profile given: use --profile NAME, e.g. --profile quick\n");
 		exit(EXIT_USAGE);
 	}
 }
@@ -153,9 +162,11 @@ static int check_privileges(const struct profile *p, bool warn_only)
 	for (size_t i = 0; i < p->nphases; i++) {
 		if (p->phases[i].cache != CACHE_COLD)
 			continue;
-		fprintf(stderr, "%s:%d: %sphase '%s' has cache = cold, which needs root "
+		fprintf(stderr,
+			"%s:%d: %sphase '%s' has cache = cold, which needs root "
 			"(it drops the page cache); run loadd as root or use cache = warm\n",
-			p->path, p->phases[i].line, warn_only ? "warning: " : "", p->phases[i].name);
+			p->path, p->phases[i].line, warn_only ? "warning: " : "",
+			p->phases[i].name);
 		problems++;
 	}
 	return warn_only ? 0 : problems;
@@ -203,7 +214,8 @@ static void print_plan(const struct profile *p)
 	       "loads");
 	for (size_t i = 0; i < p->nphases; i++) {
 		const struct phase_def *ph = &p->phases[i];
-		format_ms(ph->settle_ms >= 0 ? ph->settle_ms : p->run.settle_ms, settle, sizeof settle);
+		format_ms(ph->settle_ms >= 0 ? ph->settle_ms : p->run.settle_ms, settle,
+			  sizeof settle);
 		format_ms(ph->duration_ms, dur, sizeof dur);
 		printf("  %-3zu %-16s %-5s %-8s %-8s", i + 1, ph->name,
 		       ph->cache == CACHE_COLD ? "cold" : "warm", settle, dur);
@@ -234,7 +246,8 @@ static void print_plan(const struct profile *p)
 	format_ms(round_ms, settle, sizeof settle);
 	format_ms(profile_total_ms(p), total, sizeof total);
 	printf("\n%zu phase(s) x %ld round(s): %s a round, %s in all (plus load start-up and "
-	       "stop, a few seconds a phase)\n", p->nphases, p->run.rounds, settle, total);
+	       "stop, a few seconds a phase)\n",
+	       p->nphases, p->run.rounds, settle, total);
 }
 
 /* Stop signals from start-up on. Until the run's event loop takes them
@@ -288,7 +301,8 @@ static char *reserve_make(const char *db_path)
 		close(fd);
 	if (rc != 0) {
 		log_warn("cannot keep %d KiB back in %s: %s; a full disk may leave the run "
-			 "unrecorded", RESERVE_BYTES / 1024, path, strerror(rc));
+			 "unrecorded",
+			 RESERVE_BYTES / 1024, path, strerror(rc));
 		unlink(path);
 	}
 	return path;
@@ -302,21 +316,23 @@ static bool reserve_release(const char *path)
 /* The run's end is written whatever it takes: retried, and when the disk
  * under the database is full, after giving back the space kept for it, with
  * the reason as an event. */
-static void record_run_end(struct db *db, int64_t run_id, const char *status,
-			   const char *reserve)
+static void record_run_end(struct db *db, int64_t run_id, const char *status, const char *reserve)
 {
 	bool told = false;
 
 	for (int attempt = 0; attempt < RUN_END_ATTEMPTS; attempt++) {
 		if (db_disk_full(db) && !told) {
 			const struct event ev = {
-				.t = wall_now(), .kind = "error",
-				.message = "the disk under the database is full: the run ended early",
+				.t = wall_now(),
+				.kind = "error",
+				.message =
+					"the disk under the database is full: the run ended early",
 			};
 
 			if (reserve_release(reserve))
 				log_warn("the disk under the database is full: released the %d KiB "
-					 "kept back to record the run's end", RESERVE_BYTES / 1024);
+					 "kept back to record the run's end",
+					 RESERVE_BYTES / 1024);
 			told = db_event_insert(db, run_id, &ev) == 0;
 		}
 		if (db_run_end(db, run_id, status, wall_now()) == 0)
@@ -346,8 +362,8 @@ static void remove_service_files(void)
 	}
 }
 
-static void record_run_start(const struct profile *p, const char *fingerprint,
-			     struct run_info *ri, struct host_info *host)
+static void record_run_start(const struct profile *p, const char *fingerprint, struct run_info *ri,
+			     struct host_info *host)
 {
 	if (host_info_read(host) < 0)
 		log_warn("could not read every host fact from /proc");
@@ -480,8 +496,9 @@ int main(int argc, char **argv)
 		if (pidfile_write(pidfile_path, &err) < 0)
 			fatalx("%s", err);
 	}
-	char *log_path = a.log ? absolute_path(a.log)
-			       : a.daemon ? daemon_default_log(workdir) : NULL;
+	char *log_path = a.log      ? absolute_path(a.log)
+			 : a.daemon ? daemon_default_log(workdir)
+				    : NULL;
 	FILE *log_fp = NULL;
 	if (log_path != NULL && (log_fp = log_file_open(log_path, &err)) == NULL)
 		fatalx("%s", err);
@@ -513,8 +530,7 @@ int main(int argc, char **argv)
 		if (tree_path == NULL)
 			fatalx("cannot build the probe's tree: %s", err);
 		log_info("probe tree %s: %llu entries, ready in %.1f s", tree_path,
-			 (unsigned long long)tree_entries(&p.probe.tree),
-			 (mono_ns() - t0) / 1e9);
+			 (unsigned long long)tree_entries(&p.probe.tree), (mono_ns() - t0) / 1e9);
 	}
 
 	record_run_start(&p, fingerprint, &ri, &host);
@@ -544,13 +560,20 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	struct run_options ro = {
-		.profile = &p, .db = db, .run_id = run_id, .workdir = workdir, .tree_path = tree_path,
-		.api = &api_socket, .pending_signal = &stop_signal,
+		.profile = &p,
+		.db = db,
+		.run_id = run_id,
+		.workdir = workdir,
+		.tree_path = tree_path,
+		.api = &api_socket,
+		.pending_signal = &stop_signal,
 		.reserve_path = reserve_path,
 	};
 	enum run_result result = run_execute(&ro, &signo);
 	static const char *const result_status[] = {
-		[RUN_COMPLETE] = "complete", [RUN_ABORTED] = "aborted", [RUN_FAILED] = "failed",
+		[RUN_COMPLETE] = "complete",
+		[RUN_ABORTED] = "aborted",
+		[RUN_FAILED] = "failed",
 	};
 	if (db_disk_full(db))
 		result = RUN_FAILED;

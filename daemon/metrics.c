@@ -112,7 +112,8 @@ static void write_probe(FILE *fp, const struct api_view *v)
 			       (double)cumulative);
 		}
 		series(fp, "loadd_probe_response_seconds_bucket",
-		       (const char *[]){ "phase", ph->phase, "le", "+Inf", NULL }, (double)ph->count);
+		       (const char *[]){ "phase", ph->phase, "le", "+Inf", NULL },
+		       (double)ph->count);
 		series(fp, "loadd_probe_response_seconds_sum",
 		       (const char *[]){ "phase", ph->phase, NULL }, ph->sum_s);
 		series(fp, "loadd_probe_response_seconds_count",
@@ -155,21 +156,21 @@ static void write_probe_latency(FILE *fp, const struct api_view *v)
 
 				csv_format_double(le, sizeof le, latency_bucket_bounds[b]);
 				series(fp, "loadd_probe_latency_seconds_bucket",
-				       (const char *[]){ "probe", pv->name, "type", pv->type, "phase",
-							 phase, "le", le, NULL },
+				       (const char *[]){ "probe", pv->name, "type", pv->type,
+							 "phase", phase, "le", le, NULL },
 				       (double)(hs->count - hist_count_above(hs, ns)));
 			}
 			series(fp, "loadd_probe_latency_seconds_bucket",
-			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
-						 "le", "+Inf", NULL },
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase",
+						 phase, "le", "+Inf", NULL },
 			       (double)hs->count);
 			series(fp, "loadd_probe_latency_seconds_sum",
-			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
-						 NULL },
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase",
+						 phase, NULL },
 			       (double)hs->sum_ns / 1e9);
 			series(fp, "loadd_probe_latency_seconds_count",
-			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase", phase,
-						 NULL },
+			       (const char *[]){ "probe", pv->name, "type", pv->type, "phase",
+						 phase, NULL },
 			       (double)hs->count);
 		}
 	}
@@ -178,8 +179,9 @@ static void write_probe_latency(FILE *fp, const struct api_view *v)
 	for (size_t i = 0; i < v->nprobes; i++)
 		for (size_t h = 0; h < v->nhists; h++)
 			series(fp, "loadd_probe_operation_failures_total",
-			       (const char *[]){ "probe", v->probes[i].name, "type", v->probes[i].type,
-						 "phase", v->hists[h].phase, NULL },
+			       (const char *[]){ "probe", v->probes[i].name, "type",
+						 v->probes[i].type, "phase", v->hists[h].phase,
+						 NULL },
 			       (double)v->probes[i].failed_by_phase[h]);
 }
 
@@ -191,15 +193,17 @@ static void write_loads(FILE *fp, const struct api_view *v)
 	} figures[] = {
 		{ "loadd_load_cycles_total", "counter", "Whole load cycles, over the run." },
 		{ "loadd_load_bytes_total", "counter", "Bytes a load moved, over the run." },
-		{ "loadd_load_ops_total", "counter", "A load's own operations (token passes, "
-						      "transfers), over the run." },
+		{ "loadd_load_ops_total", "counter",
+		  "A load's own operations (token passes, "
+		  "transfers), over the run." },
 		{ "loadd_load_errors_total", "counter",
 		  "Failed operations that did not stop a load." },
 		{ "loadd_load_restarts_total", "counter", "Times loadd restarted a load." },
 		{ "loadd_load_cpu_seconds_total", "counter",
 		  "CPU time of a load's live processes and their reaped children." },
 		{ "loadd_load_processes", "gauge", "Processes alive in a load's process group." },
-		{ "loadd_load_stalled", "gauge", "1 when a load made no progress for its stall time." },
+		{ "loadd_load_stalled", "gauge",
+		  "1 when a load made no progress for its stall time." },
 	};
 
 	for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++) {
@@ -207,7 +211,7 @@ static void write_loads(FILE *fp, const struct api_view *v)
 		for (size_t i = 0; i < v->nloads; i++) {
 			const struct load_status *st = &v->loads[i].st;
 			const double values[] = {
-				(double)st->cycles, (double)st->bytes,   (double)st->ops,
+				(double)st->cycles, (double)st->bytes,    (double)st->ops,
 				(double)st->errors, (double)st->restarts, st->cpu_ms / 1000.0,
 				(double)st->procs,  (double)st->stalled,
 			};

@@ -25,12 +25,12 @@
 
 /* What one probe gave in the current phase, for its progress line. */
 struct probe_phase {
-	bool active;          /* runs in this phase */
-	bool done;            /* its DONE record came */
-	double *values;       /* successful operations (ms) */
+	bool active;    /* runs in this phase */
+	bool done;      /* its DONE record came */
+	double *values; /* successful operations (ms) */
 	size_t nvalues, cap;
 	size_t nfailed;
-	struct hist *hist;    /* histogram probes: the phase so far */
+	struct hist *hist; /* histogram probes: the phase so far */
 };
 
 struct run {
@@ -38,19 +38,19 @@ struct run {
 	const struct profile *profile;
 	struct event_base *base;
 	struct supervisor *sv;
-	struct prober **probers;  /* one per probe of the profile */
-	int64_t *probe_ids;       /* their probes rows */
+	struct prober **probers; /* one per probe of the profile */
+	int64_t *probe_ids;      /* their probes rows */
 	struct probe_phase *pp;
 	size_t nprobes;
-	int job;                  /* index of the job probe, -1: none */
-	size_t pending;           /* probes whose window is still open */
+	int job;        /* index of the job probe, -1: none */
+	size_t pending; /* probes whose window is still open */
 	struct api *api;
 	int sample_pipe[2];
 	struct sys_sampler sys;
 
-	long round;           /* from 1 */
+	long round; /* from 1 */
 	size_t phase_index;
-	int64_t phase_id;     /* 0 between phases */
+	int64_t phase_id; /* 0 between phases */
 	/* The knee search: the step of a ramped phase, its load with the
 	 * step's value, whether its until held, and the round's baseline. */
 	size_t ramp_step;
@@ -91,7 +91,10 @@ static char *phase_loads_text(const struct phase_def *ph)
 static void record_event(struct run *r, const char *kind, const char *message)
 {
 	struct event ev = {
-		.phase_id = r->phase_id, .t = wall_now(), .kind = kind, .message = message,
+		.phase_id = r->phase_id,
+		.t = wall_now(),
+		.kind = kind,
+		.message = message,
 	};
 
 	db_event_insert(r->ro->db, r->ro->run_id, &ev);
@@ -117,7 +120,8 @@ static void probe_summary_line(struct run *r, const struct phase_def *ph, size_t
 			return;
 		}
 		log_info("round %ld/%ld phase %s probe %s: n=%llu p50 %.0f us p99 %.0f us max "
-			 "%.0f us%s", r->round, r->profile->run.rounds, ph->name, pi->name,
+			 "%.0f us%s",
+			 r->round, r->profile->run.rounds, ph->name, pi->name,
 			 (unsigned long long)pp->hist->count, hist_percentile(pp->hist, 50) / 1e3,
 			 hist_percentile(pp->hist, 99) / 1e3, (double)pp->hist->max_ns / 1e3,
 			 verdict);
@@ -131,10 +135,13 @@ static void probe_summary_line(struct run *r, const struct phase_def *ph, size_t
 			 pp->nfailed, verdict);
 	else
 		log_info("round %ld/%ld phase %s%s%s: n=%zu median %.1f ms p95 %.1f ms%s%s",
-			 r->round, r->profile->run.rounds, ph->name, (int)i == r->job ? "" : " probe ",
-			 (int)i == r->job ? "" : pi->name, s.n, s.median, s.p95,
-			 pp->nfailed ? (((int)i == r->job) ? " (some jobs failed)" : " (some failed)")
-				     : "", verdict);
+			 r->round, r->profile->run.rounds, ph->name,
+			 (int)i == r->job ? "" : " probe ", (int)i == r->job ? "" : pi->name, s.n,
+			 s.median, s.p95,
+			 pp->nfailed
+				 ? (((int)i == r->job) ? " (some jobs failed)" : " (some failed)")
+				 : "",
+			 verdict);
 }
 
 static void phase_summary_line(struct run *r, const struct phase_def *ph, bool valid,
@@ -212,7 +219,8 @@ static struct load_def *step_load_new(const struct load_def *base, const struct 
 		if (strcmp(base->kvs[i].key, ramp->key) != 0)
 			d->kvs[n++] = base->kvs[i];
 	}
-	d->kvs[n++] = (struct kv){ .key = ramp->key, .value = ramp->values[step],
+	d->kvs[n++] = (struct kv){ .key = ramp->key,
+				   .value = ramp->values[step],
 				   .line = base->line };
 	d->nkv = n;
 	if (loader_validate(d, "ramp", stderr) != 0) {
@@ -373,14 +381,14 @@ static void phase_start(struct run *r)
 	int64_t settle = ph->settle_ms >= 0 ? ph->settle_ms : r->profile->run.settle_ms;
 	char *loads_text = phase_loads_text(ph);
 	/* Each step of a knee search is a phase row of its own, "knee@16". */
-	char *name = ph->ramp.nsteps > 0 ? xasprintf("%s@%s", ph->name,
-						     ph->ramp.values[r->ramp_step])
-					 : xstrdup(ph->name);
+	char *name = ph->ramp.nsteps > 0
+			     ? xasprintf("%s@%s", ph->name, ph->ramp.values[r->ramp_step])
+			     : xstrdup(ph->name);
 
 	probe_phase_reset(r, ph);
-	r->phase_id = db_phase_begin(r->ro->db, r->ro->run_id, r->round, (long)r->phase_index,
-				     name, ph->cache == CACHE_COLD ? "cold" : "warm",
-				     loads_text, wall_now());
+	r->phase_id = db_phase_begin(r->ro->db, r->ro->run_id, r->round, (long)r->phase_index, name,
+				     ph->cache == CACHE_COLD ? "cold" : "warm", loads_text,
+				     wall_now());
 	free(loads_text);
 	free(name);
 	if (r->phase_id <= 0) {
@@ -399,7 +407,8 @@ static void phase_start(struct run *r)
 			/* A value its loader refuses: the load does not run, and
 			 * the window without its progress makes the step invalid. */
 			if (r->step_load == NULL) {
-				record_event(r, "error", "ramp: the loader refuses this step's value");
+				record_event(r, "error",
+					     "ramp: the loader refuses this step's value");
 				continue;
 			}
 		}
@@ -422,8 +431,12 @@ static int take_record(struct run *r, struct probe_msg *m)
 
 	if (m->kind == PROBE_MSG_HIST) {
 		struct hist_record h = {
-			.phase_id = m->s.phase_id, .probe_id = r->probe_ids[m->probe],
-			.variant = m->variant, .t = m->t, .steal_pct = m->steal_pct, .hist = m->hist,
+			.phase_id = m->s.phase_id,
+			.probe_id = r->probe_ids[m->probe],
+			.variant = m->variant,
+			.t = m->t,
+			.steal_pct = m->steal_pct,
+			.hist = m->hist,
 		};
 
 		hist_merge(pp->hist, m->hist);
@@ -542,10 +555,14 @@ static int probes_start(struct run *r)
 	for (size_t i = 0; i < p->nprobes; i++) {
 		const struct probe_inst_def *pi = &p->probes[i];
 		struct probe_info info = {
-			.name = pi->name, .type = pi->ops->name, .units = pi->ops->units,
-			.histogram = pi->ops->histogram, .options = pi->options_text,
+			.name = pi->name,
+			.type = pi->ops->name,
+			.units = pi->ops->units,
+			.histogram = pi->ops->histogram,
+			.options = pi->options_text,
 		};
-		struct probe_env env = { .workdir = r->ro->workdir, .tree_path = r->ro->tree_path,
+		struct probe_env env = { .workdir = r->ro->workdir,
+					 .tree_path = r->ro->tree_path,
 					 .name = pi->name };
 		char what[256] = "";
 
@@ -601,9 +618,15 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 	supervisor_set_owner(r.sv, run_user_get()->uid, run_user_get()->gid);
 	if (ro->api != NULL)
 		r.api = api_new(&(struct api_config){
-			.base = r.base, .listen = ro->api, .db = ro->db, .profile = ro->profile,
-			.run_id = ro->run_id, .started_at = wall_now(), .sv = r.sv,
-			.stop = on_api_stop, .stop_arg = &r,
+			.base = r.base,
+			.listen = ro->api,
+			.db = ro->db,
+			.profile = ro->profile,
+			.run_id = ro->run_id,
+			.started_at = wall_now(),
+			.sv = r.sv,
+			.stop = on_api_stop,
+			.stop_arg = &r,
 		});
 
 	r.settle_timer = evtimer_new(r.base, probe_begin, &r);

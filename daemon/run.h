@@ -17,8 +17,8 @@ struct run_options {
 	struct db *db;
 	int64_t run_id;
 	const char *workdir;
-	const char *tree_path;  /* replaces {tree} in the job */
-	const struct api_listen *api;  /* the control API's sockets; NULL: no API */
+	const char *tree_path;        /* replaces {tree} in the job */
+	const struct api_listen *api; /* the control API's sockets; NULL: no API */
 	/* A stop signal caught before the loop took over (0: none): the run
 	 * ends as aborted at once. */
 	const volatile sig_atomic_t *pending_signal;
@@ -28,8 +28,8 @@ struct run_options {
 
 enum run_result {
 	RUN_COMPLETE,
-	RUN_ABORTED,  /* SIGINT, SIGTERM, SIGHUP, SIGQUIT or a stop request */
-	RUN_FAILED,   /* the machinery broke (database, fork) */
+	RUN_ABORTED, /* SIGINT, SIGTERM, SIGHUP, SIGQUIT or a stop request */
+	RUN_FAILED,  /* the machinery broke (database, fork) */
 };
 
 /* Runs the whole plan in an event loop. *signo gets the signal that aborted

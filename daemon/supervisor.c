@@ -32,40 +32,40 @@
 #include "xalloc.h"
 
 #define STOP_GRACE_MS LOADER_STOP_GRACE_MS /* SIGTERM to SIGKILL */
-#define KILL_WAIT_MS 3000       /* after SIGKILL, for a process stuck in the kernel */
+#define KILL_WAIT_MS 3000                  /* after SIGKILL, for a process stuck in the kernel */
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 60000
-#define BACKOFF_RESET_MS 30000  /* a load that ran this long starts its back-off afresh */
+#define BACKOFF_RESET_MS 30000 /* a load that ran this long starts its back-off afresh */
 
 struct load {
 	struct supervisor *sv;
 	char *name;
-	char *dir;                      /* <workdir>/load-<name>, emptied at every start */
-	char *cache_dir;                /* <workdir>/cache-<name>, kept until the run ends */
-	bool dirs_made;                 /* both made by loadd: only then removed */
+	char *dir;       /* <workdir>/load-<name>, emptied at every start */
+	char *cache_dir; /* <workdir>/cache-<name>, kept until the run ends */
+	bool dirs_made;  /* both made by loadd: only then removed */
 	const struct load_def *def;
 	const struct loader_ops *ops;
-	struct loader_shm *shm;         /* one per load per run: counters survive restarts */
+	struct loader_shm *shm; /* one per load per run: counters survive restarts */
 	int event_pipe[2];
 	struct event *event_ev;
 	struct event *restart_timer;
-	char line[PIPE_BUF];            /* an event line still being received */
+	char line[PIPE_BUF]; /* an event line still being received */
 	size_t line_len;
 
-	bool active;                    /* a load of the current phase */
-	bool stopping;                  /* its death was asked for */
-	pid_t pid;                      /* the top process; 0 when not running */
-	pid_t pgid;                     /* its group, kept after the top is reaped */
+	bool active;   /* a load of the current phase */
+	bool stopping; /* its death was asked for */
+	pid_t pid;     /* the top process; 0 when not running */
+	pid_t pgid;    /* its group, kept after the top is reaped */
 	int64_t started_ns;
 	int restarts;
 	int64_t backoff_ms;
 
-	uint64_t dead_cpu_ns;           /* reaped tops, with all they reaped */
+	uint64_t dead_cpu_ns; /* reaped tops, with all they reaped */
 	uint64_t live_cpu_ns;
-	double cpu_ms;                  /* as recorded: never goes down */
+	double cpu_ms; /* as recorded: never goes down */
 	int nprocs;
 
-	int64_t watch_from_ns;          /* the stall clock starts no earlier than the phase */
+	int64_t watch_from_ns; /* the stall clock starts no earlier than the phase */
 	bool stalled;
 
 	uint64_t win_cycles, win_bytes, win_ops; /* at supervisor_mark_window() */
@@ -77,7 +77,7 @@ struct supervisor {
 	int64_t run_id;
 	int64_t phase_id;
 	char *workdir;
-	uid_t uid;                      /* the loads' user, owner of their dirs */
+	uid_t uid; /* the loads' user, owner of their dirs */
 	gid_t gid;
 	struct load **loads;
 	size_t nloads;
@@ -160,7 +160,8 @@ static void drain_events(struct load *l)
 			return;
 		l->line_len += (size_t)n;
 		start = l->line;
-		while ((nl = memchr(start, '\n', l->line_len - (size_t)(start - l->line))) != NULL) {
+		while ((nl = memchr(start, '\n', l->line_len - (size_t)(start - l->line))) !=
+		       NULL) {
 			*nl = '\0';
 			event_line(l, start);
 			start = nl + 1;
@@ -216,8 +217,8 @@ static int make_load_dir(struct load *l, const char *path, bool empty)
 {
 	char *err = NULL;
 
-	if (workdir_make(l->sv->workdir, path + strlen(l->sv->workdir) + 1, l->sv->uid,
-			 l->sv->gid, empty, &err) < 0) {
+	if (workdir_make(l->sv->workdir, path + strlen(l->sv->workdir) + 1, l->sv->uid, l->sv->gid,
+			 empty, &err) < 0) {
 		recordf(l, "error", "cannot make its dir: %s", err);
 		free(err);
 		return -1;
@@ -237,9 +238,8 @@ static int load_start(struct load *l)
 	if (make_load_dir(l, l->dir, true) < 0 || make_load_dir(l, l->cache_dir, false) < 0)
 		return -1;
 	/* The tree load keeps its trees for later runs beside the probe's. */
-	if (strcmp(l->ops->name, "tree") == 0 && workdir_make(l->sv->workdir, TREE_LOAD_DIR,
-							     l->sv->uid, l->sv->gid, false,
-							     &err) < 0) {
+	if (strcmp(l->ops->name, "tree") == 0 &&
+	    workdir_make(l->sv->workdir, TREE_LOAD_DIR, l->sv->uid, l->sv->gid, false, &err) < 0) {
 		recordf(l, "error", "cannot make its dir: %s", err);
 		free(err);
 		return -1;
@@ -332,8 +332,10 @@ static const char *describe_death(int status, uint64_t oom_kills, char *buf, siz
 	}
 	if (oom_kills > 0) {
 		/* Its top went on its own after the OOM killer took a member. */
-		snprintf(buf, len, "exited with status %d after the OOM killer killed %llu "
-			 "process%s", WEXITSTATUS(status), (unsigned long long)oom_kills,
+		snprintf(buf, len,
+			 "exited with status %d after the OOM killer killed %llu "
+			 "process%s",
+			 WEXITSTATUS(status), (unsigned long long)oom_kills,
 			 oom_kills == 1 ? "" : "es");
 		return "oom-kill";
 	}
@@ -570,8 +572,8 @@ static struct load *load_new(struct supervisor *sv, const struct load_def *def)
 	l->name = xstrdup(def->name);
 	l->dir = xasprintf("%s/load-%s", sv->workdir, def->name);
 	l->cache_dir = xasprintf("%s/cache-%s", sv->workdir, def->name);
-	l->shm = mmap(NULL, sizeof *l->shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		      -1, 0);
+	l->shm = mmap(NULL, sizeof *l->shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		      0);
 	if (l->shm == MAP_FAILED)
 		fatal("mmap of load %s's counters", def->name);
 	/* Non-blocking both ways: loadd never waits on a loader, nor a loader
@@ -597,8 +599,8 @@ static struct load *load_get(struct supervisor *sv, const struct load_def *def)
 	return load_new(sv, def);
 }
 
-int supervisor_start_phase(struct supervisor *sv, int64_t phase_id, const struct load_def *const *loads,
-			   size_t n)
+int supervisor_start_phase(struct supervisor *sv, int64_t phase_id,
+			   const struct load_def *const *loads, size_t n)
 {
 	int64_t now = mono_ns();
 	int rc = 0;
@@ -621,8 +623,10 @@ int supervisor_start_phase(struct supervisor *sv, int64_t phase_id, const struct
 		l->watch_from_ns = now;
 		l->backoff_ms = BACKOFF_FIRST_MS;
 		if (l->pid > 0) {
-			recordf(l, "error", "cannot start: its last processes (group %d) have not "
-				"exited yet", (int)l->pgid);
+			recordf(l, "error",
+				"cannot start: its last processes (group %d) have not "
+				"exited yet",
+				(int)l->pgid);
 			rc = -1;
 			schedule_restart(l, next_backoff(l));
 			continue;

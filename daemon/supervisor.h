@@ -19,8 +19,8 @@ struct supervisor *supervisor_new(struct event_base *base, struct db *db, int64_
 				  const char *workdir);
 /* Starts the loads of a phase (each a [load NAME] of the profile). Returns 0,
  * or -1 when a load could not be started at all (recorded as an event). */
-int supervisor_start_phase(struct supervisor *sv, int64_t phase_id, const struct load_def *const *loads,
-			   size_t n);
+int supervisor_start_phase(struct supervisor *sv, int64_t phase_id,
+			   const struct load_def *const *loads, size_t n);
 /* Records every load's counters now (called at the start of the probe window
  * and at the end of a phase, besides once a second). */
 void supervisor_snapshot(struct supervisor *sv);

@@ -26,10 +26,12 @@
 static bool is_system_dir(const char *path)
 {
 	static const char *const system_dirs[] = {
-		"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",
-		"/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin",
-		"/srv", "/sys", "/tmp", "/usr", "/var", "/var/tmp", "/var/lib", "/var/log",
-		"/var/cache", "/usr/local", "/usr/lib", "/usr/bin", "/usr/share", NULL
+		"/",        "/bin",       "/boot",      "/dev",     "/etc",     "/home",
+		"/lib",     "/lib32",     "/lib64",     "/libx32",  "/media",   "/mnt",
+		"/opt",     "/proc",      "/root",      "/run",     "/sbin",    "/srv",
+		"/sys",     "/tmp",       "/usr",       "/var",     "/var/tmp", "/var/lib",
+		"/var/log", "/var/cache", "/usr/local", "/usr/lib", "/usr/bin", "/usr/share",
+		NULL
 	};
 
 	for (const char *const *d = system_dirs; *d != NULL; d++)
@@ -76,7 +78,8 @@ static int check_parent(int fd, const char *path, char **err)
 		char *who = owner_name(st.st_uid);
 		*err = xasprintf("refusing the work dir below %s: that directory belongs to %s, "
 				 "who could swap what is inside it; choose a work dir below "
-				 "directories owned by root or by you", path, who);
+				 "directories owned by root or by you",
+				 path, who);
 		free(who);
 		return -1;
 	}
@@ -92,7 +95,8 @@ static int check_parent(int fd, const char *path, char **err)
 		*err = xasprintf("refusing the work dir below %s: that directory is writable by "
 				 "%s (mode %04o) without the sticky bit, so others could swap "
 				 "what is inside it; fix it (chmod go-w %s) or choose another "
-				 "work dir", path, (st.st_mode & S_IWOTH) ? "others" : "its group",
+				 "work dir",
+				 path, (st.st_mode & S_IWOTH) ? "others" : "its group",
 				 (unsigned)(st.st_mode & 07777), path);
 		return -1;
 	}
@@ -148,15 +152,16 @@ static int check_workdir(int fd, const char *path, char **err)
 		char *who = owner_name(st.st_uid), *me = owner_name(geteuid());
 		*err = xasprintf("refusing work dir %s: it belongs to %s, not to %s that loadd "
 				 "runs as; remove it (loadd makes a new one) or give another "
-				 "--workdir", path, who, me);
+				 "--workdir",
+				 path, who, me);
 		free(who);
 		free(me);
 		return -1;
 	}
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
 		*err = xasprintf("refusing work dir %s: it is writable by %s (mode %04o); "
-				 "chmod go-w %s, or give another --workdir", path,
-				 (st.st_mode & S_IWOTH) ? "others" : "its group",
+				 "chmod go-w %s, or give another --workdir",
+				 path, (st.st_mode & S_IWOTH) ? "others" : "its group",
 				 (unsigned)(st.st_mode & 07777), path);
 		return -1;
 	}
@@ -194,7 +199,8 @@ static int claim_workdir(int fd, const char *path, char **err)
 	if (!dir_is_empty(fd)) {
 		*err = xasprintf("refusing work dir %s: it is not empty and has no %s stamp, so "
 				 "loadd did not make it (or an older loadd did); give an empty "
-				 "or new directory, or empty this one", path, WORKDIR_STAMP);
+				 "or new directory, or empty this one",
+				 path, WORKDIR_STAMP);
 		return -1;
 	}
 	sfd = openat(fd, WORKDIR_STAMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -235,7 +241,8 @@ static int split_workdir(const char *dir, char **parent, char **name, char **err
 	slash = strrchr(abs, '/');
 	if (strcmp(abs, "/") == 0 || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0) {
 		*err = xasprintf("refusing to use %s as work dir: it is a system directory; give "
-				 "a directory of its own, e.g. --workdir /var/lib/loadd/work", dir);
+				 "a directory of its own, e.g. --workdir /var/lib/loadd/work",
+				 dir);
 		free(abs);
 		return -1;
 	}
@@ -276,10 +283,12 @@ static int open_workdir(const char *dir, char **resolved, char **err)
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		struct stat st;
-		bool link = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+		bool link = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode);
 		*err = link ? xasprintf("refusing work dir %s: it is a symbolic link, which "
 					"whoever made it could point anywhere; remove it (loadd "
-					"makes a real directory) or give another --workdir", real)
+					"makes a real directory) or give another --workdir",
+					real)
 			    : xasprintf("cannot open work dir %s: %s", real, strerror(errno));
 		goto out;
 	}
@@ -310,16 +319,19 @@ int workdir_open(const char *dir, char **resolved, char **err)
 	int lockfd = openat(fd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	close(fd);
 	if (lockfd < 0) {
-		*err = xasprintf("cannot create lock file in work dir %s: %s", real, strerror(errno));
+		*err = xasprintf("cannot create lock file in work dir %s: %s", real,
+				 strerror(errno));
 		free(real);
 		return -1;
 	}
 	if (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
 		long pid = lock_holder(lockfd);
 		*err = pid > 0 ? xasprintf("work dir %s is in use by another loadd (pid %ld); "
-					   "stop it first or give --workdir", real, pid)
+					   "stop it first or give --workdir",
+					   real, pid)
 			       : xasprintf("work dir %s is in use by another loadd; "
-					   "stop it first or give --workdir", real);
+					   "stop it first or give --workdir",
+					   real);
 		close(lockfd);
 		free(real);
 		return -1;
@@ -327,7 +339,8 @@ int workdir_open(const char *dir, char **resolved, char **err)
 	char pid[32];
 	int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
 	if (ftruncate(lockfd, 0) < 0 || pwrite(lockfd, pid, len, 0) != len) {
-		*err = xasprintf("cannot write lock file in work dir %s: %s", real, strerror(errno));
+		*err = xasprintf("cannot write lock file in work dir %s: %s", real,
+				 strerror(errno));
 		close(lockfd);
 		free(real);
 		return -1;
@@ -371,8 +384,8 @@ static bool manifest_has(const char *text, const char *name)
 
 static int manifest_add(int wfd, const char *name)
 {
-	int fd = openat(wfd, WORKDIR_MANIFEST, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-			O_CLOEXEC, 0600);
+	int fd = openat(wfd, WORKDIR_MANIFEST,
+			O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	char *line = xasprintf("%s\n", name);
 	ssize_t len = (ssize_t)strlen(line);
 	int rc = fd >= 0 && write(fd, line, (size_t)len) == len && fsync(fd) == 0 ? 0 : -1;
@@ -424,13 +437,15 @@ int workdir_make(const char *workdir, const char *name, uid_t uid, gid_t gid, bo
 		goto out;
 	}
 	if ((manifest = manifest_read(wfd)) == NULL) {
-		*err = xasprintf("cannot read %s/%s: %s", workdir, WORKDIR_MANIFEST, strerror(errno));
+		*err = xasprintf("cannot read %s/%s: %s", workdir, WORKDIR_MANIFEST,
+				 strerror(errno));
 		goto out;
 	}
 	if (fstatat(wfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!manifest_has(manifest, name)) {
 			*err = xasprintf("%s/%s is in the work dir but loadd did not make it; move "
-					 "it away (loadd deletes what it makes there)", workdir, name);
+					 "it away (loadd deletes what it makes there)",
+					 workdir, name);
 			goto out;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -508,7 +523,8 @@ void workdir_sweep(const char *workdir)
 	}
 	warn_unrecorded(wfd, workdir, manifest);
 	kept = xcalloc(1, strlen(manifest) + 2);
-	for (char *name = strtok_r(manifest, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+	for (char *name = strtok_r(manifest, "\n", &save); name;
+	     name = strtok_r(NULL, "\n", &save)) {
 		struct stat st;
 		char *path;
 
@@ -559,7 +575,8 @@ int db_lock(const char *db_path, char **err)
 	free(path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		*err = xasprintf("database %s is in use by another loadd; "
-				 "stop it first (loadctl stop) or give --db", db_path);
+				 "stop it first (loadctl stop) or give --db",
+				 db_path);
 		close(fd);
 		return -1;
 	}

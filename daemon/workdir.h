@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "paths.h"  /* workdir_default() */
+#include "paths.h" /* workdir_default() */
 
 /* The stamp that marks a directory as a loadd work dir, and the manifest of
  * what loadd made in it (one name per line). */

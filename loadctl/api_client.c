@@ -174,8 +174,7 @@ static void api_log_unanswered(const char *socket, enum api_outcome outcome, con
 		log_error("loadd on %s did not answer within %ld s (still starting up?)", socket,
 			  timeout_ms / 1000);
 	else if (outcome == API_DROPPED)
-		log_error("loadd on %s closed the connection without answering (exiting?)",
-			  socket);
+		log_error("loadd on %s closed the connection without answering (exiting?)", socket);
 	else
 		log_error("%s", err != NULL ? err : "the control API failed");
 }

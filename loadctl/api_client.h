@@ -9,16 +9,16 @@
 #include <stddef.h>
 
 enum api_outcome {
-	API_ANSWERED,   /* a reply came, whatever its status code */
-	API_NO_DAEMON,  /* no socket, or nobody listening on it */
-	API_TIMEOUT,    /* connected, but no whole reply in time */
-	API_DROPPED,    /* the connection closed without a reply (loadd exiting) */
-	API_FAILED,     /* anything else; *err says what */
+	API_ANSWERED,  /* a reply came, whatever its status code */
+	API_NO_DAEMON, /* no socket, or nobody listening on it */
+	API_TIMEOUT,   /* connected, but no whole reply in time */
+	API_DROPPED,   /* the connection closed without a reply (loadd exiting) */
+	API_FAILED,    /* anything else; *err says what */
 };
 
 struct api_reply {
 	long code;
-	char *body;     /* NUL-terminated */
+	char *body; /* NUL-terminated */
 	size_t len;
 };
 

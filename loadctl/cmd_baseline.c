@@ -38,8 +38,10 @@ static int baseline_set(struct loadctl *lc, const struct loadctl_cmd *self, cons
 	if (name == NULL)
 		return loadctl_usage_error(self, "which name? give --name NAME");
 	if (!name_ok(name))
-		return loadctl_usage_error(self, "--name '%s': a name is 1 to 64 characters, no "
-						 "':', and not a number", name);
+		return loadctl_usage_error(self,
+					   "--name '%s': a name is 1 to 64 characters, no "
+					   "':', and not a number",
+					   name);
 	db = db_open(lc->db_path, DB_READWRITE, &err);
 	if (db == NULL) {
 		log_error("%s", err);
@@ -57,8 +59,8 @@ static int baseline_set(struct loadctl *lc, const struct loadctl_cmd *self, cons
 
 static void list_text(struct db *db, const struct baseline_row *b, size_t n)
 {
-	static const char *const head[] = { "Name", "Run", "Profile", "Host", "Kernel",
-					    "Started", "Set" };
+	static const char *const head[] = { "Name",   "Run",     "Profile", "Host",
+					    "Kernel", "Started", "Set" };
 	struct table t;
 	size_t i;
 
@@ -150,16 +152,10 @@ static int cmd_baseline_exec(struct loadctl *lc, const struct loadctl_cmd *self,
 
 	while ((opt = getopt_long(argc, argv, "n:jh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'n':
-			name = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		case 'n': name = optarg; break;
+		case 'j': json = true; break;
+		case 'h': return loadctl_usage(self);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind], "set") == 0) {

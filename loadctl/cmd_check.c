@@ -26,8 +26,8 @@
 struct check_item {
 	char *phase;
 	struct cmp_figure f;
-	struct change ch;   /* the run (b) against the baseline (a) */
-	const char *why;    /* not compared: "missing", "invalid", ... */
+	struct change ch; /* the run (b) against the baseline (a) */
+	const char *why;  /* not compared: "missing", "invalid", ... */
 	bool regressed;
 };
 
@@ -127,14 +127,10 @@ static const char *item_verdict(const struct check_item *it)
 	if (it->regressed)
 		return "REGRESSED";
 	switch (it->ch.verdict) {
-	case CHANGE_EQUIVALENT:
-		return "no significant change";
-	case CHANGE_INCONCLUSIVE:
-		return "inconclusive";
-	case CHANGE_UNTESTABLE:
-		return "no figures";
-	default:
-		return "better";
+	case CHANGE_EQUIVALENT: return "no significant change";
+	case CHANGE_INCONCLUSIVE: return "inconclusive";
+	case CHANGE_UNTESTABLE: return "no figures";
+	default: return "better";
 	}
 }
 
@@ -145,8 +141,8 @@ static char *pct(double ratio)
 
 static size_t print_text(const struct check *k)
 {
-	static const char *const head[] = { "Phase", "Figure", "Baseline", "Run", "change",
-					    "95% interval", "verdict" };
+	static const char *const head[] = { "Phase",  "Figure",       "Baseline", "Run",
+					    "change", "95% interval", "verdict" };
 	struct table t;
 	size_t i, bad = 0;
 
@@ -194,9 +190,12 @@ static size_t print_text(const struct check *k)
 	for (i = 0; i < k->nitems; i++)
 		if (k->items[i].regressed)
 			printf("REGRESSED: %s, %s%s %+.1f%%\n", k->items[i].phase,
-			       k->items[i].f.load ? "load " : k->items[i].f.probe ? "probe " : "job time",
-			       k->items[i].f.load ? k->items[i].f.load
-			       : k->items[i].f.probe ? k->items[i].f.probe : "",
+			       k->items[i].f.load    ? "load "
+			       : k->items[i].f.probe ? "probe "
+						     : "job time",
+			       k->items[i].f.load    ? k->items[i].f.load
+			       : k->items[i].f.probe ? k->items[i].f.probe
+						     : "",
 			       (k->items[i].ch.ratio - 1) * 100);
 	return bad;
 }
@@ -212,7 +211,10 @@ static size_t print_json(const struct check *k)
 		bool have = it->why == NULL;
 
 		json_set(o, "phase", json_text(it->phase));
-		json_set(o, "figure", json_string(it->f.load ? "load" : it->f.probe ? "probe" : "time"));
+		json_set(o, "figure",
+			 json_string(it->f.load    ? "load"
+				     : it->f.probe ? "probe"
+						   : "time"));
 		json_set(o, "load", it->f.load ? json_text(it->f.load) : json_null());
 		json_set(o, "probe", it->f.probe ? json_text(it->f.probe) : json_null());
 		json_set(o, "baseline_median", json_real_or_null(have ? it->ch.median_a : NAN));
@@ -267,15 +269,15 @@ static int load_both(struct check *k)
 	fb = k->runs[1].rep.run.tree_fingerprint;
 	if (strcmp(fa, fb) != 0) {
 		log_error("%s and %s timed different trees (fingerprints %s and %s): nothing to "
-			  "check", k->runs[0].spec, k->runs[1].spec, fa[0] ? fa : "none",
+			  "check",
+			  k->runs[0].spec, k->runs[1].spec, fa[0] ? fa : "none",
 			  fb[0] ? fb : "none");
 		return CHECK_CANNOT;
 	}
 	return CHECK_OK;
 }
 
-static int cmd_check_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
-			  char **argv)
+static int cmd_check_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "against", required_argument, NULL, 'a' },
@@ -292,23 +294,18 @@ static int cmd_check_exec(struct loadctl *lc, const struct loadctl_cmd *self, in
 	change_opts_default(&k.opts);
 	while ((opt = getopt_long(argc, argv, "a:t:jh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'a':
-			against = optarg;
-			break;
+		case 'a': against = optarg; break;
 		case 't':
 			k.opts.threshold = cmp_parse_threshold(optarg);
 			if (k.opts.threshold < 0)
-				return loadctl_usage_error(self, "--threshold '%s' is not a "
-								 "percentage between 0 and 100",
+				return loadctl_usage_error(self,
+							   "--threshold '%s' is not a "
+							   "percentage between 0 and 100",
 							   optarg);
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		case 'j': json = true; break;
+		case 'h': return loadctl_usage(self);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (against == NULL)
@@ -325,16 +322,13 @@ static int cmd_check_exec(struct loadctl *lc, const struct loadctl_cmd *self, in
 		return loadctl_usage_error(self, "'%s' is not a run: give RUN or DB:RUN", run);
 	}
 	switch (resolve_against(lc, against, &k)) {
-	case 0:
-		break;
+	case 0: break;
 	case -1:
 		log_error("'%s' is neither a baseline of %s nor a run (loadctl baseline list)",
 			  against, lc->db_path);
 		check_free(&k);
 		return CHECK_CANNOT;
-	default:
-		check_free(&k);
-		return CHECK_CANNOT;
+	default: check_free(&k); return CHECK_CANNOT;
 	}
 	status = load_both(&k);
 	if (status == CHECK_OK) {

@@ -29,7 +29,7 @@ struct cmp {
 	size_t n;
 	struct change_opts opts;
 	bool same_tree;
-	char **phases;  /* every phase name, in order of first appearance */
+	char **phases; /* every phase name, in order of first appearance */
 	size_t nphases;
 };
 
@@ -112,19 +112,15 @@ static const char *verdict_key(enum change_verdict v)
 static char *verdict_text(const struct change *ch, const struct cmp_figure *f)
 {
 	switch (ch->verdict) {
-	case CHANGE_EQUIVALENT:
-		return xstrdup("no significant change");
-	case CHANGE_LOWER:
-		return xstrdup(f->higher_better ? "lower" : "faster");
-	case CHANGE_HIGHER:
-		return xstrdup(f->higher_better ? "higher" : "slower");
+	case CHANGE_EQUIVALENT: return xstrdup("no significant change");
+	case CHANGE_LOWER: return xstrdup(f->higher_better ? "lower" : "faster");
+	case CHANGE_HIGHER: return xstrdup(f->higher_better ? "higher" : "slower");
 	case CHANGE_INCONCLUSIVE:
 		if (ch->rounds_needed >= CHANGE_MAX_ROUNDS_NEEDED)
 			return xasprintf("inconclusive: need more rounds (> %u)",
 					 CHANGE_MAX_ROUNDS_NEEDED - 1);
 		return xasprintf("inconclusive: need more rounds (≈ %zu)", ch->rounds_needed);
-	case CHANGE_UNTESTABLE:
-		break;
+	case CHANGE_UNTESTABLE: break;
 	}
 	return xstrdup("no figures to compare");
 }
@@ -133,7 +129,6 @@ static char *fmt_pct(double ratio)
 {
 	return isfinite(ratio) ? xasprintf("%+.1f%%", (ratio - 1) * 100) : xstrdup("-");
 }
-
 
 /* Beyond ten times, the figure says nothing more than "far". */
 static char *fmt_end(double ratio)
@@ -305,8 +300,8 @@ static void times_row(const struct cmp *c, const char *phase, struct table *t)
 static void print_times(const struct cmp *c)
 {
 	static const char *const head[] = {
-		"Phase", "Time A", "Time B", "change", "95% interval", "Ratio A", "Ratio B",
-		"rounds", "n A", "n B", "B vs A", "",
+		"Phase",   "Time A", "Time B", "change", "95% interval", "Ratio A",
+		"Ratio B", "rounds", "n A",    "n B",    "B vs A",       "",
 	};
 	static const char align[] = "lrrrrrrrrrll";
 	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
@@ -324,7 +319,8 @@ static void print_times(const struct cmp *c)
 	printf("(Time: median job wall time, ms; change: B / A - 1 and its 95%% interval over "
 	       "rounds and jobs;\n verdict: outside the ±%g%% band faster or slower, inside it "
 	       "no significant change,\n across its edge inconclusive; Ratio: to the run's own "
-	       "no-load phase)\n", c->opts.threshold * 100);
+	       "no-load phase)\n",
+	       c->opts.threshold * 100);
 }
 
 static double load_lcpu(const struct report_phase *p, const char *load)
@@ -375,8 +371,8 @@ static void loads_rows(const struct cmp *c, const char *phase, struct table *t)
 static void print_loads(const struct cmp *c)
 {
 	static const char *const head[] = {
-		"Phase", "Load", "Rate A", "Rate B", "change", "95% interval", "LCPU% A",
-		"LCPU% B", "B vs A",
+		"Phase",        "Load",    "Rate A",  "Rate B", "change",
+		"95% interval", "LCPU% A", "LCPU% B", "B vs A",
 	};
 	static const char align[] = "llrrrrrrl";
 	_Static_assert(sizeof align - 1 == sizeof head / sizeof head[0], "one per column");
@@ -572,7 +568,8 @@ static void print_probes(const struct cmp *c)
 		strcat(align, "r");
 	}
 	for (size_t i = 1; i < c->n; i++) {
-		head[3 + c->n + i - 1] = c->n == 2 ? xstrdup("B vs A") : xasprintf("%zu vs 1", i + 1);
+		head[3 + c->n + i - 1] = c->n == 2 ? xstrdup("B vs A")
+						   : xasprintf("%zu vs 1", i + 1);
 		strcat(align, "r");
 	}
 	head[3 + 2 * c->n - 1] = NULL;
@@ -631,8 +628,9 @@ static json_t *probes_json(const struct cmp *c)
 			json_t *o = json_object(), *v = json_array();
 
 			for (size_t i = 0; i < c->n; i++)
-				json_array_append_new(v, json_real_or_null(
-					probe_figure(&c->runs[i], c->phases[ph], names[k])));
+				json_array_append_new(
+					v, json_real_or_null(probe_figure(
+						   &c->runs[i], c->phases[ph], names[k])));
 			json_set(o, "phase", json_text(c->phases[ph]));
 			json_set(o, "probe", json_text(names[k]));
 			json_set(o, "figure", json_string(hist[k] ? "p99_ms" : "median_ms"));
@@ -726,7 +724,7 @@ static void ranked_table(const struct cmp *c, const char *phase, const struct cm
 	char name[128];
 
 	printf("\n%s, %s (%s)\n", phase, figure_name(f, name, sizeof name),
-	       f->load ? "cycles per second, higher is better"
+	       f->load    ? "cycles per second, higher is better"
 	       : f->probe ? "median ms (histograms: of each second's p99), lower is better"
 			  : "median ms, lower is better");
 	table_init(&t, head, align);
@@ -775,8 +773,8 @@ static void ranked_table(const struct cmp *c, const char *phase, const struct cm
 }
 
 /* One row of the summary: the runs ranked first and second. */
-static void summary_row(const char *phase, const struct cmp_figure *f,
-			const struct cmp_ranking *rk, struct table *t)
+static void summary_row(const char *phase, const struct cmp_figure *f, const struct cmp_ranking *rk,
+			struct table *t)
 {
 	size_t first = next_rank(rk, 0), second = first ? next_rank(rk, first) : 0;
 	char name[128], *row[4];
@@ -845,8 +843,7 @@ static json_t *json_run(const struct cmp_run *r)
 	return o;
 }
 
-static json_t *json_change(const struct change *ch, const struct cmp_figure *f, size_t a,
-			   size_t b)
+static json_t *json_change(const struct change *ch, const struct cmp_figure *f, size_t a, size_t b)
 {
 	json_t *o = json_object();
 	char *text = verdict_text(ch, f);
@@ -860,8 +857,8 @@ static json_t *json_change(const struct change *ch, const struct cmp_figure *f, 
 	json_set(o, "ci_high", json_real_or_null(ch->ci_high));
 	json_set(o, "verdict", json_string(verdict_key(ch->verdict)));
 	json_set(o, "verdict_text", json_string(text));
-	json_set(o, "rounds_needed", ch->rounds_needed ? json_integer((json_int_t)ch->rounds_needed)
-						       : json_null());
+	json_set(o, "rounds_needed",
+		 ch->rounds_needed ? json_integer((json_int_t)ch->rounds_needed) : json_null());
 	free(text);
 	return o;
 }
@@ -877,10 +874,12 @@ static json_t *json_figure(const struct cmp *c, const char *phase, const struct 
 		json_t *r = json_object();
 
 		json_set(r, "run", json_integer((json_int_t)i));
-		json_set(r, "rank", rk->rank[i] ? json_integer((json_int_t)rk->rank[i]) : json_null());
+		json_set(r, "rank",
+			 rk->rank[i] ? json_integer((json_int_t)rk->rank[i]) : json_null());
 		json_set(r, "why_not", rk->why[i] ? json_text(rk->why[i]) : json_null());
 		json_set(r, "median", json_real_or_null(rk->median[i]));
-		json_set(r, "valid_rounds", p ? json_integer((json_int_t)p->valid_rounds) : json_null());
+		json_set(r, "valid_rounds",
+			 p ? json_integer((json_int_t)p->valid_rounds) : json_null());
 		json_set(r, "note", p && p->note[0] ? json_text(p->note) : json_null());
 		json_set(r, "weak", p && p->weak[0] ? json_text(p->weak) : json_null());
 		json_array_append_new(runs, r);
@@ -888,8 +887,8 @@ static json_t *json_figure(const struct cmp *c, const char *phase, const struct 
 	for (i = 0; i < rk->n; i++)
 		for (j = i + 1; j < rk->n; j++)
 			if (rk->why[i] == NULL && rk->why[j] == NULL)
-				json_array_append_new(pairs, json_change(&rk->pair[i * rk->n + j],
-									 f, i, j));
+				json_array_append_new(
+					pairs, json_change(&rk->pair[i * rk->n + j], f, i, j));
 	json_set(o, "figure", json_string(f->load ? "load" : f->probe ? "probe" : "time"));
 	json_set(o, "load", f->load ? json_text(f->load) : json_null());
 	json_set(o, "probe", f->probe ? json_text(f->probe) : json_null());
@@ -926,8 +925,9 @@ static json_t *build_json(const struct cmp *c)
 	}
 	json_set(root, "runs", runs);
 	json_set(root, "same_tree", json_boolean(c->same_tree));
-	json_set(root, "method", json_string("ratio of medians, 95% interval from a hierarchical "
-					     "bootstrap (rounds, then jobs), t-stretched"));
+	json_set(root, "method",
+		 json_string("ratio of medians, 95% interval from a hierarchical "
+			     "bootstrap (rounds, then jobs), t-stretched"));
 	json_set(root, "threshold", json_real(c->opts.threshold));
 	json_set(root, "resamples", json_integer(c->opts.resamples));
 	json_set(root, "phases", phases);
@@ -964,13 +964,14 @@ static int check_comparable(struct cmp *c, bool force)
 			if (!force) {
 				log_error("runs %s and %s timed different trees (fingerprints %s "
 					  "and %s): their times are not comparable (--force "
-					  "compares them anyway)", r0->spec, r->spec,
-					  fa[0] ? fa : "none", fb[0] ? fb : "none");
+					  "compares them anyway)",
+					  r0->spec, r->spec, fa[0] ? fa : "none",
+					  fb[0] ? fb : "none");
 				return -1;
 			}
 			log_warn("runs %s and %s timed different trees (fingerprints %s and %s): "
-				 "compared anyway, as --force asks", r0->spec, r->spec,
-				 fa[0] ? fa : "none", fb[0] ? fb : "none");
+				 "compared anyway, as --force asks",
+				 r0->spec, r->spec, fa[0] ? fa : "none", fb[0] ? fb : "none");
 		}
 		if (strcmp(r0->job, r->job) != 0)
 			log_warn("runs %s and %s timed different jobs ('%s' and '%s')", r0->spec,
@@ -995,12 +996,9 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 			    char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },  { "html", required_argument, NULL, 'H' },
+		{ "force", no_argument, NULL, 'f' }, { "threshold", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },  { NULL, 0, NULL, 0 },
 	};
 	struct cmp c = { 0 };
 	bool json = false, force = false;
@@ -1011,26 +1009,19 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 	change_opts_default(&c.opts);
 	while ((opt = getopt_long(argc, argv, "jft:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'H':
-			html = optarg;
-			break;
+		case 'j': json = true; break;
+		case 'f': force = true; break;
+		case 'H': html = optarg; break;
 		case 't':
 			c.opts.threshold = cmp_parse_threshold(optarg);
 			if (c.opts.threshold < 0)
-				return loadctl_usage_error(self, "--threshold '%s' is not a "
-								 "percentage between 0 and 100",
+				return loadctl_usage_error(self,
+							   "--threshold '%s' is not a "
+							   "percentage between 0 and 100",
 							   optarg);
 			break;
-		case 'h':
-			return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		case 'h': return loadctl_usage(self);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind < 2)
@@ -1044,8 +1035,10 @@ static int cmd_compare_exec(struct loadctl *lc, const struct loadctl_cmd *self, 
 
 		if (cmp_run_parse(spec, lc->db_path, &c.runs[i]) < 0) {
 			cmp_free(&c);
-			return loadctl_usage_error(self, "'%s' is not a run: give RUN or DB:RUN "
-							 "(see loadctl runs)", spec);
+			return loadctl_usage_error(self,
+						   "'%s' is not a run: give RUN or DB:RUN "
+						   "(see loadctl runs)",
+						   spec);
 		}
 	}
 	if (!json && html == NULL) /* a page is machine output, escaped as HTML */

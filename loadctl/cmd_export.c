@@ -32,26 +32,28 @@ enum format { FORMAT_CSV, FORMAT_JSON };
 /* The row's place (with its phase's weak load, if any: what the load
  * reached against its expectation), then every figure of the sample record
  * (records.c). */
-static const char *const place_columns[] = { "run_id", "round", "phase", "phase_id", "probe",
-					     "weak" };
+static const char *const place_columns[] = {
+	"run_id", "round", "phase", "phase_id", "probe", "weak"
+};
 /* A histogram's rows: its place, then one bucket's range and count. */
-static const char *const hist_columns[] = { "run_id", "round", "phase", "phase_id", "probe",
-					    "variant", "t", "bucket_lo_ns", "bucket_hi_ns",
-					    "count" };
+static const char *const hist_columns[] = { "run_id",       "round",   "phase", "phase_id",
+					    "probe",        "variant", "t",     "bucket_lo_ns",
+					    "bucket_hi_ns", "count" };
 
-struct export {
+struct export
+{
 	struct db *db;
 	FILE *fp;
 	enum format format;
 	struct csv csv;
 	size_t rows;
-	int64_t phase_id;  /* the phase whose name is in phase_json */
-	char *phase_json;  /* its name as a JSON string, quotes included */
-	const char *probe; /* only this probe's rows; NULL: every probe's */
+	int64_t phase_id;   /* the phase whose name is in phase_json */
+	char *phase_json;   /* its name as a JSON string, quotes included */
+	const char *probe;  /* only this probe's rows; NULL: every probe's */
 	int64_t probes_run; /* the run whose probes are below */
 	struct probe_info *probes;
 	size_t nprobes;
-	bool failed;       /* the database could not be read */
+	bool failed; /* the database could not be read */
 };
 
 /* The probe's name for a sample of run_id ("job" in a run recorded before
@@ -184,9 +186,11 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 	FILE *fp = ex->fp;
 	char started[40];
 
-	fprintf(fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,"
-		"\"probe\":", ex->rows ? "," : "", (long long)run_id, ph->round,
-		phase_name_json(ex, ph), (long long)ph->id);
+	fprintf(fp,
+		"%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,\"phase_id\":%lld,"
+		"\"probe\":",
+		ex->rows ? "," : "", (long long)run_id, ph->round, phase_name_json(ex, ph),
+		(long long)ph->id);
 	json_string_out(fp, probe_name(ex, run_id, s->probe_id));
 	fputs(",\"weak\":", fp);
 	json_string_or_null(fp, ph->weak);
@@ -209,8 +213,7 @@ static void write_json_row(struct export *ex, int64_t run_id, const struct phase
 	fputc('}', fp);
 }
 
-static int export_row(void *arg, int64_t run_id, const struct phase_row *ph,
-		      const struct sample *s)
+static int export_row(void *arg, int64_t run_id, const struct phase_row *ph, const struct sample *s)
 {
 	struct export *ex = arg;
 
@@ -285,13 +288,16 @@ static void hist_bucket_row(struct export *ex, int64_t run_id, const struct phas
 		csv_int(&ex->csv, h->hist->bucket[b]);
 		csv_end_record(&ex->csv);
 	} else {
-		fprintf(ex->fp, "%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,"
-			"\"phase_id\":%lld,\"probe\":", ex->rows ? "," : "", (long long)run_id,
-			ph->round, phase_name_json(ex, ph), (long long)ph->id);
+		fprintf(ex->fp,
+			"%s\n{\"run_id\":%lld,\"round\":%ld,\"phase\":%s,"
+			"\"phase_id\":%lld,\"probe\":",
+			ex->rows ? "," : "", (long long)run_id, ph->round, phase_name_json(ex, ph),
+			(long long)ph->id);
 		json_string_out(ex->fp, ex->probe);
-		fprintf(ex->fp, ",\"variant\":%d,\"t\":\"%s\",\"bucket_lo_ns\":%llu,"
-			"\"bucket_hi_ns\":%llu,\"count\":%u}", h->variant, t,
-			(unsigned long long)hist_bucket_lo(b),
+		fprintf(ex->fp,
+			",\"variant\":%d,\"t\":\"%s\",\"bucket_lo_ns\":%llu,"
+			"\"bucket_hi_ns\":%llu,\"count\":%u}",
+			h->variant, t, (unsigned long long)hist_bucket_lo(b),
 			(unsigned long long)hist_bucket_hi(b), h->hist->bucket[b]);
 	}
 	ex->rows++;
@@ -493,8 +499,7 @@ static int export_to(struct db *db, int64_t run_id, enum format format, const ch
 		}
 		fclose(ex.fp);
 		return LOADCTL_OK;
-	case DEST_FILE:
-		break;
+	case DEST_FILE: break;
 	}
 	rc = finish_file(ex.fp, path);
 	ex.fp = NULL;
@@ -550,18 +555,11 @@ static int cmd_export_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 			else
 				all = false;
 			break;
-		case 'f':
-			format_arg = optarg;
-			break;
-		case 'p':
-			probe = optarg;
-			break;
-		case 'h':
-			return loadctl_usage(self);
-		case ':':
-			return loadctl_usage_error(self, "%s needs a value", argv[optind - 1]);
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		case 'f': format_arg = optarg; break;
+		case 'p': probe = optarg; break;
+		case 'h': return loadctl_usage(self);
+		case ':': return loadctl_usage_error(self, "%s needs a value", argv[optind - 1]);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)

@@ -40,8 +40,8 @@ static void map_add(struct id_map *m, int64_t old, int64_t new)
 }
 
 /* The samples of every probe of a phase, and its probes' histograms. */
-static int copy_probe_rows(struct db *src, struct db *dst, int64_t old, int64_t new,
-			   int64_t run, const struct id_map *probes)
+static int copy_probe_rows(struct db *src, struct db *dst, int64_t old, int64_t new, int64_t run,
+			   const struct id_map *probes)
 {
 	void *rows;
 	struct sample *s;
@@ -71,8 +71,8 @@ static int copy_probe_rows(struct db *src, struct db *dst, int64_t old, int64_t 
 }
 
 /* One phase's samples, histograms, system figures and loader counters. */
-static int copy_phase_rows(struct db *src, struct db *dst, int64_t old, int64_t new,
-			   int64_t run, const struct id_map *probes)
+static int copy_phase_rows(struct db *src, struct db *dst, int64_t old, int64_t new, int64_t run,
+			   const struct id_map *probes)
 {
 	struct sys_sample *sys;
 	struct loader_sample *ls;
@@ -183,8 +183,8 @@ static int copy_run(struct db *src, struct db *dst, const struct run_row *r, int
 {
 	struct run_start rs = {
 		.info = { r->profile_name, r->profile_path, r->profile_text, r->host, r->kernel,
-			  r->cpu_model, r->cores, r->ram_bytes, r->swap_bytes,
-			  r->tree_fingerprint, r->version, r->rounds, r->planned_ms, 0 },
+			  r->cpu_model, r->cores, r->ram_bytes, r->swap_bytes, r->tree_fingerprint,
+			  r->version, r->rounds, r->planned_ms, 0 },
 		.status = r->status,
 		.started_at = r->started_at,
 		.uuid = r->uuid,
@@ -195,8 +195,8 @@ static int copy_run(struct db *src, struct db *dst, const struct run_row *r, int
 	if (db_begin(dst) < 0)
 		return -1;
 	*new_id = db_insert(dst, REC_RUN_START, 0, &rs);
-	if (*new_id > 0 && (r->ended_at <= 0 ||
-			    db_run_end(dst, *new_id, r->status, r->ended_at) == 0) &&
+	if (*new_id > 0 &&
+	    (r->ended_at <= 0 || db_run_end(dst, *new_id, r->status, r->ended_at) == 0) &&
 	    copy_probes(src, dst, r->id, *new_id, &probes) == 0 &&
 	    copy_phases(src, dst, r->id, *new_id, &m, &probes) == 0 &&
 	    copy_loads_events(src, dst, r->id, *new_id, &m) == 0)
@@ -332,8 +332,7 @@ static int cmd_import_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 		}
 	}
 	if (im.src && im.dst)
-		printf("%d imported, %d skipped, %d failed\n", im.imported, im.skipped,
-		       im.failed);
+		printf("%d imported, %d skipped, %d failed\n", im.imported, im.skipped, im.failed);
 	for (size_t k = 0; k < im.nhere; k++)
 		db_run_row_free(&im.here[k]);
 	free(im.here);

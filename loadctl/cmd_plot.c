@@ -72,7 +72,8 @@ static int make_script(struct loadctl *lc, int64_t run_id, int kind, const char 
 
 	if (db == NULL)
 		return LOADCTL_ERROR;
-	if (loadctl_find_run(lc, db, &run_id) != LOADCTL_OK || report_build(db, run_id, &rep) != 0) {
+	if (loadctl_find_run(lc, db, &run_id) != LOADCTL_OK ||
+	    report_build(db, run_id, &rep) != 0) {
 		db_close(db);
 		return LOADCTL_ERROR;
 	}
@@ -112,19 +113,14 @@ static int cmd_plot_exec(struct loadctl *lc, const struct loadctl_cmd *self, int
 
 	while ((opt = getopt_long(argc, argv, "f:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'p':
-			probe = optarg;
-			break;
+		case 'f': format = optarg; break;
+		case 'p': probe = optarg; break;
 		case 'h':
 			loadctl_usage(self);
 			printf("Figures:\n");
 			list_figures(stdout);
 			return LOADCTL_OK;
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind < 2)

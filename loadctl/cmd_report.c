@@ -49,16 +49,10 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'h':
-			return loadctl_usage(self);
-		default:
-			return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+		case 'j': json = true; break;
+		case 'H': html = optarg; break;
+		case 'h': return loadctl_usage(self);
+		default: return loadctl_usage_error(self, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind > 1)
@@ -89,6 +83,7 @@ static int cmd_report_exec(struct loadctl *lc, const struct loadctl_cmd *self, i
 const struct loadctl_cmd cmd_report_entry = {
 	.name = "report",
 	.args = "[RUN] [--json | --html FILE]",
-	.summary = "a run's report (default: the latest), as text, JSON or an HTML page ('-': stdout)",
+	.summary =
+		"a run's report (default: the latest), as text, JSON or an HTML page ('-': stdout)",
 	.exec = cmd_report_exec,
 };

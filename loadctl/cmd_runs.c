@@ -11,16 +11,24 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-enum { COL_ID, COL_STATUS, COL_PROFILE, COL_HOST, COL_KERNEL, COL_STARTED, COL_DURATION,
-       COL_SAMPLES, NCOLS };
+enum {
+	COL_ID,
+	COL_STATUS,
+	COL_PROFILE,
+	COL_HOST,
+	COL_KERNEL,
+	COL_STARTED,
+	COL_DURATION,
+	COL_SAMPLES,
+	NCOLS
+};
 
 static const char *const heading[NCOLS] = {
 	"ID", "Status", "Profile", "Host", "Kernel", "Started", "Duration", "Samples",
 };
 
 /* Numbers right-aligned, words left-aligned. */
-static const bool right[NCOLS] = { [COL_ID] = true, [COL_DURATION] = true,
-				   [COL_SAMPLES] = true };
+static const bool right[NCOLS] = { [COL_ID] = true, [COL_DURATION] = true, [COL_SAMPLES] = true };
 
 static void run_cells(const struct run_row *r, char **cell)
 {
@@ -60,8 +68,7 @@ static void print_row(char *const *cell, const size_t *width)
 	putchar('\n');
 }
 
-static int cmd_runs_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
-			 char **argv)
+static int cmd_runs_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },

@@ -77,8 +77,7 @@ static void print_run(json_t *doc)
 	json_array_foreach(loads, i, l)
 		printf(" %s", json_string_value(l) ? json_string_value(l) : "?");
 	printf("), %s, %s in (settle %s, then %s of jobs); %.0f jobs, %.0f failed\n",
-	       str(phase, "state"), in, settle, duration, num(phase, "jobs"),
-	       num(phase, "failed"));
+	       str(phase, "state"), in, settle, duration, num(phase, "jobs"), num(phase, "failed"));
 	free(in);
 	free(settle);
 	free(duration);
@@ -86,8 +85,8 @@ static void print_run(json_t *doc)
 
 static void print_load_counters(json_t *doc)
 {
-	static const char *const heading[] = { "Load",  "Type",  "Procs", "Restarts", "Cycles",
-					       "Cycles/s", "MiB/s", "Ops/s", "CPU s",   "State" };
+	static const char *const heading[] = { "Load",     "Type",  "Procs", "Restarts", "Cycles",
+					       "Cycles/s", "MiB/s", "Ops/s", "CPU s",    "State" };
 	json_t *loads = json_object_get(doc, "loads");
 	struct table t;
 	size_t i;
@@ -99,7 +98,8 @@ static void print_load_counters(json_t *doc)
 	}
 	table_init(&t, heading, "llrrrrrrrl");
 	t.indent = "  ";
-	json_array_foreach(loads, i, l) {
+	json_array_foreach(loads, i, l)
+	{
 		char *row[10];
 		bool stalled = json_is_true(json_object_get(l, "stalled"));
 		row[0] = xstrdup(str(l, "name"));
@@ -122,8 +122,9 @@ static void print_load_counters(json_t *doc)
 
 static void print_samples(json_t *doc)
 {
-	static const char *const heading[] = { "Seq", "Started", "Wall ms", "CPU%", "Exit",
-					       "Missed" };
+	static const char *const heading[] = {
+		"Seq", "Started", "Wall ms", "CPU%", "Exit", "Missed"
+	};
 	json_t *samples = json_object_get(doc, "samples");
 	json_t *phase = json_object_get(doc, "phase");
 	struct table t;
@@ -134,15 +135,17 @@ static void print_samples(json_t *doc)
 		return;
 	table_init(&t, heading, "rlrrrr");
 	t.indent = "  ";
-	json_array_foreach(samples, i, s) {
+	json_array_foreach(samples, i, s)
+	{
 		char *row[6];
 		char when[32];
 		format_wall(num(s, "started_at"), when, sizeof when);
 		row[0] = fmt_fixed(num(s, "seq"), 0);
 		/* The date is today's: the time of day says enough. */
 		row[1] = xstrdup(strlen(when) > 11 ? when + 11 : when);
-		row[2] = json_is_true(json_object_get(s, "failed")) ? xstrdup("failed")
-								    : fmt_fixed(num(s, "wall_ms"), 1);
+		row[2] = json_is_true(json_object_get(s, "failed"))
+				 ? xstrdup("failed")
+				 : fmt_fixed(num(s, "wall_ms"), 1);
 		row[3] = fmt_fixed(num(s, "cpu_pct"), 1);
 		row[4] = fmt_fixed(num(s, "exit_code"), 0);
 		row[5] = fmt_fixed(num(s, "missed"), 0);

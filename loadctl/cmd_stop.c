@@ -31,14 +31,10 @@ static int wait_for_exit(const char *socket)
 		/* While loadd stops its loads its loop does not serve: a timeout
 		 * means "still stopping", not an error. */
 		switch (api_call(socket, "GET", "/v1/status", STOP_POLL_TIMEOUT_MS, &reply, &err)) {
-		case API_NO_DAEMON:
-			return LOADCTL_OK;
-		case API_ANSWERED:
-			api_reply_free(&reply);
-			break;
+		case API_NO_DAEMON: return LOADCTL_OK;
+		case API_ANSWERED: api_reply_free(&reply); break;
 		case API_TIMEOUT:
-		case API_DROPPED:
-			break;
+		case API_DROPPED: break;
 		case API_FAILED:
 			log_error("%s", err);
 			free(err);
@@ -50,8 +46,7 @@ static int wait_for_exit(const char *socket)
 	return LOADCTL_ERROR;
 }
 
-static int cmd_stop_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
-			 char **argv)
+static int cmd_stop_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv)
 {
 	const char *socket_arg = NULL;
 	struct api_reply reply;

@@ -48,8 +48,8 @@ static int load_walls(struct db *db, struct cmp_run *r)
 		struct cmp_walls *w = &r->walls[i];
 		size_t j;
 
-		if (report_phase_round_walls(db, &r->rep.phases[i], &w->v, &w->len,
-					     &w->nrounds) < 0)
+		if (report_phase_round_walls(db, &r->rep.phases[i], &w->v, &w->len, &w->nrounds) <
+		    0)
 			return -1;
 		for (j = 0; j < r->rep.phases[i].nload; j++)
 			if (r->rep.phases[i].load[j].windows > most)
@@ -125,7 +125,8 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 	if (f->probe != NULL) {
 		for (i = 0; i < p->nprobe; i++) {
 			if (strcmp(p->probe[i].name, f->probe) == 0) {
-				*out = (struct rounds){ p->probe[i].round_values, p->probe[i].round_len,
+				*out = (struct rounds){ p->probe[i].round_values,
+							p->probe[i].round_len,
 							p->probe[i].nround_len };
 				return true;
 			}

@@ -14,19 +14,19 @@
 #include "report.h"
 
 struct cmp_walls {
-	double *v;     /* the phase's valid rounds' job times, round after round */
+	double *v; /* the phase's valid rounds' job times, round after round */
 	size_t *len;
 	size_t nrounds;
 };
 
 struct cmp_run {
-	char *spec;    /* as given: "3" or "old.db:2" */
+	char *spec; /* as given: "3" or "old.db:2" */
 	char *db_path;
 	int64_t run_id;
 	struct run_report rep;
-	char *job;     /* the probe's job, from the stored profile */
+	char *job;               /* the probe's job, from the stored profile */
 	struct cmp_walls *walls; /* per report phase */
-	size_t *ones;  /* len[] of rounds holding one value each */
+	size_t *ones;            /* len[] of rounds holding one value each */
 };
 
 /* "RUN" in default_db, or "DB:RUN"; -1 when spec is neither. */
@@ -61,10 +61,10 @@ const char *cmp_phase_unusable(const struct cmp_run *r, const char *phase);
 /* One figure of one phase across n runs. */
 struct cmp_ranking {
 	size_t n;
-	const char **why;     /* per run: NULL when compared, else why not */
-	double *median;       /* per run, of all its values; NaN when not compared */
-	struct change *pair;  /* n x n: pair[i * n + j], j against i, for i < j */
-	size_t *rank;         /* 1 + how many runs are clearly better; 0 not ranked */
+	const char **why;    /* per run: NULL when compared, else why not */
+	double *median;      /* per run, of all its values; NaN when not compared */
+	struct change *pair; /* n x n: pair[i * n + j], j against i, for i < j */
+	size_t *rank;        /* 1 + how many runs are clearly better; 0 not ranked */
 };
 
 void cmp_rank(struct cmp_run *runs, size_t n, const char *phase, const struct cmp_figure *f,

@@ -24,9 +24,7 @@ static size_t comparison_runs(json_t *cmp, json_t **runs, size_t max)
 	size_t n = 0, i;
 
 	if (json_is_array(arr)) {
-		json_array_foreach (arr, i, v)
-			if (n < max && json_is_object(v))
-				runs[n++] = v;
+		json_array_foreach(arr, i, v) if (n < max && json_is_object(v)) runs[n++] = v;
 		return n;
 	}
 	if (json_is_object(v = json_object_get(cmp, "a")))
@@ -40,18 +38,12 @@ static size_t comparison_runs(json_t *cmp, json_t **runs, size_t max)
 static char *scalar_text(json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return xstrdup(json_string_value(v));
-	case JSON_INTEGER:
-		return xasprintf("%lld", (long long)json_integer_value(v));
-	case JSON_REAL:
-		return xasprintf("%.4g", json_real_value(v));
-	case JSON_TRUE:
-		return xstrdup("yes");
-	case JSON_FALSE:
-		return xstrdup("no");
-	default:
-		return xstrdup("-");
+	case JSON_STRING: return xstrdup(json_string_value(v));
+	case JSON_INTEGER: return xasprintf("%lld", (long long)json_integer_value(v));
+	case JSON_REAL: return xasprintf("%.4g", json_real_value(v));
+	case JSON_TRUE: return xstrdup("yes");
+	case JSON_FALSE: return xstrdup("no");
+	default: return xstrdup("-");
 	}
 }
 
@@ -69,14 +61,16 @@ static void flatten(json_t *v, const char *path, struct flat *f)
 	size_t i;
 
 	if (json_is_object(v)) {
-		json_object_foreach (v, key, sub) {
+		json_object_foreach(v, key, sub)
+		{
 			char *p = path[0] ? xasprintf("%s.%s", path, key) : xstrdup(key);
 
 			flatten(sub, p, f);
 			free(p);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach (v, i, sub) {
+		json_array_foreach(v, i, sub)
+		{
 			char *p = xasprintf("%s[%zu]", path, i);
 
 			flatten(sub, p, f);
@@ -137,8 +131,8 @@ static int column_rank(const char *key)
 static void order_columns(struct flat *cols)
 {
 	for (size_t i = 1; i < cols->n; i++) {
-		for (size_t j = i; j > 0 && column_rank(cols->keys[j]) < column_rank(cols->keys[j - 1]);
-		     j--) {
+		for (size_t j = i;
+		     j > 0 && column_rank(cols->keys[j]) < column_rank(cols->keys[j - 1]); j--) {
 			char *k = cols->keys[j];
 			json_t *v = cols->vals[j];
 
@@ -228,13 +222,15 @@ static char *ranks_text(json_t *runs)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach (runs, i, r) {
+	json_array_foreach(runs, i, r)
+	{
 		json_t *rank = json_object_get(r, "rank");
 		int run = (int)json_integer_value(json_object_get(r, "run"));
 
-		t = json_is_integer(rank) ? xasprintf("%s%s%c %lld", s, i ? ", " : "", 'A' + run % 26,
-						      (long long)json_integer_value(rank))
-					  : xasprintf("%s%s%c -", s, i ? ", " : "", 'A' + run % 26);
+		t = json_is_integer(rank)
+			    ? xasprintf("%s%s%c %lld", s, i ? ", " : "", 'A' + run % 26,
+					(long long)json_integer_value(rank))
+			    : xasprintf("%s%s%c -", s, i ? ", " : "", 'A' + run % 26);
 		free(s);
 		s = t;
 	}
@@ -253,13 +249,16 @@ static void figure_rows(FILE *out, const char *phase, json_t *fig)
 	json_t *pair;
 	size_t i;
 
-	json_array_foreach (json_object_get(fig, "pairs"), i, pair) {
+	json_array_foreach(json_object_get(fig, "pairs"), i, pair)
+	{
 		int a = (int)json_integer_value(json_object_get(pair, "a"));
 		int b = (int)json_integer_value(json_object_get(pair, "b"));
 		char *vs = xasprintf("%c vs %c", 'A' + b % 26, 'A' + a % 26);
-		json_t *lo = json_object_get(pair, "ci_low"), *hi = json_object_get(pair, "ci_high");
+		json_t *lo = json_object_get(pair, "ci_low"),
+		       *hi = json_object_get(pair, "ci_high");
 		char *ci = json_is_number(lo) && json_is_number(hi)
-				   ? xasprintf("%+.1f%% .. %+.1f%%", (json_number_value(lo) - 1) * 100,
+				   ? xasprintf("%+.1f%% .. %+.1f%%",
+					       (json_number_value(lo) - 1) * 100,
 					       (json_number_value(hi) - 1) * 100)
 				   : xstrdup("-");
 		const char *verdict = json_string_value(json_object_get(pair, "verdict_text"));
@@ -290,17 +289,17 @@ static bool verdict_table(FILE *out, json_t *phases)
 	json_t *ph, *fig;
 	size_t i, j;
 
-	json_array_foreach (phases, i, ph)
-		if (!json_is_array(json_object_get(ph, "figures")))
-			return false;
+	json_array_foreach(phases, i,
+			   ph) if (!json_is_array(json_object_get(ph, "figures"))) return false;
 	html_raw(out, "<div class=\"wide\"><table>\n<tr><th class=\"l\">Phase</th>"
 		      "<th class=\"l\">Figure</th><th class=\"l\">Runs</th><th>median (first)</th>"
 		      "<th>median (second)</th><th>change</th><th>95%% interval</th>"
 		      "<th class=\"l\">verdict</th><th class=\"l\">rank</th></tr>\n");
-	json_array_foreach (phases, i, ph) {
+	json_array_foreach(phases, i, ph)
+	{
 		const char *name = json_string_value(json_object_get(ph, "name"));
 
-		json_array_foreach (json_object_get(ph, "figures"), j, fig)
+		json_array_foreach(json_object_get(ph, "figures"), j, fig)
 			figure_rows(out, name, fig);
 	}
 	html_raw(out, "</table></div>\n");

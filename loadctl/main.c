@@ -18,17 +18,9 @@ static const struct loadctl_cmd cmd_help_entry;
 
 /* Every command, in the order `loadctl help` lists them. */
 static const struct loadctl_cmd *const commands[] = {
-	&cmd_status_entry,
-	&cmd_stop_entry,
-	&cmd_runs_entry,
-	&cmd_report_entry,
-	&cmd_export_entry,
-	&cmd_compare_entry,
-	&cmd_baseline_entry,
-	&cmd_check_entry,
-	&cmd_import_entry,
-	&cmd_plot_entry,
-	&cmd_help_entry,
+	&cmd_status_entry, &cmd_stop_entry,    &cmd_runs_entry,     &cmd_report_entry,
+	&cmd_export_entry, &cmd_compare_entry, &cmd_baseline_entry, &cmd_check_entry,
+	&cmd_import_entry, &cmd_plot_entry,    &cmd_help_entry,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -130,8 +122,9 @@ static void print_help(FILE *fp)
 	size_t i, width = 0;
 
 	fprintf(fp, "usage: %s [--db PATH] COMMAND [ARGS]\n\n", log_progname());
-	fprintf(fp, "Asks the running loadd what it does and stops it; reads what loadd recorded:\n"
-		    "lists runs, reports them, exports their samples, compares and ranks them.\n\n");
+	fprintf(fp,
+		"Asks the running loadd what it does and stops it; reads what loadd recorded:\n"
+		"lists runs, reports them, exports their samples, compares and ranks them.\n\n");
 	fprintf(fp, "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++) {
 		size_t len = strlen(commands[i]->name) + 1 + strlen(commands[i]->args);
@@ -143,10 +136,11 @@ static void print_help(FILE *fp)
 		fprintf(fp, "  %-*s  %s\n", (int)width, head, commands[i]->summary);
 		free(head);
 	}
-	fprintf(fp, "\nOptions:\n"
-		    "  --db PATH      the database (here: %s)\n"
-		    "  -h, --help     this help\n"
-		    "  -V, --version  the version\n",
+	fprintf(fp,
+		"\nOptions:\n"
+		"  --db PATH      the database (here: %s)\n"
+		"  -h, --help     this help\n"
+		"  -V, --version  the version\n",
 		def);
 	free(def);
 }
@@ -161,8 +155,7 @@ static const struct loadctl_cmd *find_command(const char *name)
 	return NULL;
 }
 
-static int cmd_help_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc,
-			 char **argv)
+static int cmd_help_exec(struct loadctl *lc, const struct loadctl_cmd *self, int argc, char **argv)
 {
 	const struct loadctl_cmd *cmd;
 

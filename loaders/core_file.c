@@ -33,9 +33,8 @@ uint64_t file_fit(uint64_t want, uint64_t free_bytes, uint64_t own, uint64_t res
 	return want - want % block;
 }
 
-uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
-			const struct size_spec *spec, uint64_t block, uint64_t reserve,
-			uint64_t own)
+uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir, const struct size_spec *spec,
+			uint64_t block, uint64_t reserve, uint64_t own)
 {
 	uint64_t want, free_bytes, size;
 	struct meminfo mi = { 0 };
@@ -59,8 +58,10 @@ uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
 		if (!told) {
 			format_bytes(free_bytes, a, sizeof a);
 			format_bytes(reserve, b, sizeof b);
-			loader_event(ctx, "enospc", "no room on the filesystem of %s: %s free, %s to "
-				     "leave free; waiting for space", dir, a, b);
+			loader_event(ctx, "enospc",
+				     "no room on the filesystem of %s: %s free, %s to "
+				     "leave free; waiting for space",
+				     dir, a, b);
 			told = true;
 		}
 		loader_nap(1000);
@@ -70,8 +71,10 @@ uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
 		format_bytes(free_bytes, b, sizeof b);
 		format_bytes(reserve, c, sizeof c);
 		format_bytes(size, d, sizeof d);
-		loader_event(ctx, "info", "a %s file does not fit on the filesystem of %s (%s free, "
-			     "%s to leave free): making %s files instead", a, dir, b, c, d);
+		loader_event(ctx, "info",
+			     "a %s file does not fit on the filesystem of %s (%s free, "
+			     "%s to leave free): making %s files instead",
+			     a, dir, b, c, d);
 	}
 	return loader_stopping() ? 0 : size;
 }
@@ -173,7 +176,9 @@ int check_plain_size(const struct size_spec *spec, const struct load_def *def, c
 	if (spec->kind == SIZE_BYTES)
 		return 0;
 	size_format(spec, text, sizeof text);
-	fprintf(errs, "%s:%d: %s: give a plain size in bytes (\"1M\"), not %s, which depends on "
-		"the machine's memory\n", file, load_key_line(def, key), key, text);
+	fprintf(errs,
+		"%s:%d: %s: give a plain size in bytes (\"1M\"), not %s, which depends on "
+		"the machine's memory\n",
+		file, load_key_line(def, key), key, text);
 	return 1;
 }

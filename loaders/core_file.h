@@ -28,9 +28,8 @@ uint64_t file_fit(uint64_t want, uint64_t free_bytes, uint64_t own, uint64_t res
  * whole blocks, clamped so that reserve stays free (an info event says so;
  * own is what the loader already holds there). While not even a block fits
  * it says so once (an enospc event) and waits. 0 when stopped first. */
-uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir,
-			const struct size_spec *spec, uint64_t block, uint64_t reserve,
-			uint64_t own);
+uint64_t file_plan_size(const struct loader_ctx *ctx, const char *dir, const struct size_spec *spec,
+			uint64_t block, uint64_t reserve, uint64_t own);
 
 /* The size after an ENOSPC: half, in whole blocks, never below one block. */
 uint64_t file_shrink(uint64_t size, uint64_t block);
@@ -43,17 +42,17 @@ enum fill_result {
 };
 
 struct file_fill {
-	int fd;            /* the file, open for writing at offset 0 */
-	uint64_t size;     /* bytes to write */
-	char *buf;         /* block bytes */
+	int fd;        /* the file, open for writing at offset 0 */
+	uint64_t size; /* bytes to write */
+	char *buf;     /* block bytes */
 	size_t block;
-	int src_fd;        /* each block is read from here first (/dev/zero); -1: buf as it is */
-	bool sync;         /* fdatasync at the end */
-	struct loader_shm *shm;   /* progress is stamped here */
-	bool count_bytes;  /* and bytes written counted, or only the time of progress */
-	uint64_t written;  /* bytes already in the file (the fd's offset); out: bytes in it */
+	int src_fd; /* each block is read from here first (/dev/zero); -1: buf as it is */
+	bool sync;  /* fdatasync at the end */
+	struct loader_shm *shm;  /* progress is stamped here */
+	bool count_bytes;        /* and bytes written counted, or only the time of progress */
+	uint64_t written;        /* bytes already in the file (the fd's offset); out: bytes in it */
 	const char *failed_call; /* out, FILL_FAILED: "write", "read /dev/zero", "fdatasync" */
-	int error;         /* out, FILL_FAILED: its errno */
+	int error;               /* out, FILL_FAILED: its errno */
 };
 
 /* Writes the rest of the file, from written up to size (without closing it). */

@@ -13,12 +13,6 @@ extern const struct loader_ops loader_net_ops;
 extern const struct loader_ops loader_tree_ops;
 
 const struct loader_ops *const loader_table[] = {
-	&loader_cpu_ops,
-	&loader_memory_ops,
-	&loader_read_ops,
-	&loader_write_ops,
-	&loader_fs_ops,
-	&loader_net_ops,
-	&loader_tree_ops,
-	NULL,
+	&loader_cpu_ops, &loader_memory_ops, &loader_read_ops, &loader_write_ops,
+	&loader_fs_ops,  &loader_net_ops,    &loader_tree_ops, NULL,
 };

@@ -23,8 +23,10 @@ int cpu_layout_plan(long procs, long tokens, bool pin, const int *cpus, long ncp
 	if (tokens <= 0)
 		tokens = procs / 2;
 	if (tokens >= procs) {
-		snprintf(err, errlen, "tokens = %ld needs more members than that (procs = %ld): "
-			 "with a token at every member none of them waits", tokens, procs);
+		snprintf(err, errlen,
+			 "tokens = %ld needs more members than that (procs = %ld): "
+			 "with a token at every member none of them waits",
+			 tokens, procs);
 		return -1;
 	}
 	nrings = pin ? min_long(min_long(ncpus, tokens), procs / 2) : 1;

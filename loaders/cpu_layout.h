@@ -17,15 +17,15 @@
 #define CPU_MAX_PROCS 4096
 
 struct cpu_ring_spec {
-	long first;   /* index of its first member among all members */
+	long first; /* index of its first member among all members */
 	long members;
 	long tokens;
-	int cpu;      /* the CPU its members are pinned to; -1: not pinned */
+	int cpu; /* the CPU its members are pinned to; -1: not pinned */
 };
 
 struct cpu_layout {
-	long procs;   /* members in all, auto resolved */
-	long tokens;  /* tokens in all, after each ring's share was capped */
+	long procs;  /* members in all, auto resolved */
+	long tokens; /* tokens in all, after each ring's share was capped */
 	long nrings;
 	struct cpu_ring_spec *rings; /* xmalloc'd; cpu_layout_free() */
 };

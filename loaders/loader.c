@@ -30,6 +30,7 @@ struct load_common {
 	char *expect;
 };
 
+/* clang-format off */
 const struct option_def load_common_options[] = {
 	{ .key = "stall", .type = OPT_DURATION, .offset = offsetof(struct load_common, stall_ms),
 	  .def = "10s", .min = 1000, .max = 3600 * 1000LL,
@@ -43,6 +44,7 @@ const struct option_def load_common_options[] = {
 		  "Default: the loader's own (--list-loaders)" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 const struct loader_ops *loader_find(const char *name)
 {
@@ -60,7 +62,8 @@ static void known_loaders(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (size_t i = 0; loader_table[i] != NULL && used < len; i++) {
-		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", loader_table[i]->name);
+		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 loader_table[i]->name);
 		if (n < 0)
 			break;
 		used += (size_t)n;
@@ -91,8 +94,10 @@ int loader_validate(struct load_def *def, const char *file, FILE *errs)
 	int problems = 0;
 
 	if (!load_name_ok(def->name)) {
-		fprintf(errs, "%s:%d: load name '%s' is not usable: use up to 64 letters, digits, "
-			"'-', '_' or '.'\n", file, def->line, def->name ? def->name : "");
+		fprintf(errs,
+			"%s:%d: load name '%s' is not usable: use up to 64 letters, digits, "
+			"'-', '_' or '.'\n",
+			file, def->line, def->name ? def->name : "");
 		problems++;
 	}
 	known_loaders(known, sizeof known);
@@ -103,8 +108,8 @@ int loader_validate(struct load_def *def, const char *file, FILE *errs)
 	}
 	ops = loader_find(def->type);
 	if (ops == NULL) {
-		fprintf(errs, "%s:%d: unknown load type '%s'; known: %s\n", file, def->line, def->type,
-			known);
+		fprintf(errs, "%s:%d: unknown load type '%s'; known: %s\n", file, def->line,
+			def->type, known);
 		return problems + 1;
 	}
 
@@ -131,7 +136,8 @@ int loader_validate(struct load_def *def, const char *file, FILE *errs)
 		const char *err;
 
 		if (expect_parse(text, &def->expect, &err) < 0) {
-			fprintf(errs, "%s:%d: expect: %s\n", file, load_key_line(def, "expect"), err);
+			fprintf(errs, "%s:%d: expect: %s\n", file, load_key_line(def, "expect"),
+				err);
 			problems++;
 		}
 	}
@@ -180,20 +186,13 @@ void loader_print_all(FILE *fp)
 static size_t option_size(enum opt_type type)
 {
 	switch (type) {
-	case OPT_INT:
-		return sizeof(long);
-	case OPT_BOOL:
-		return sizeof(bool);
-	case OPT_DURATION:
-		return sizeof(int64_t);
-	case OPT_SIZE:
-		return sizeof(struct size_spec);
-	case OPT_STRING:
-		return sizeof(char *);
-	case OPT_ENUM:
-		return sizeof(int);
-	case OPT_CUSTOM:
-		return 1;
+	case OPT_INT: return sizeof(long);
+	case OPT_BOOL: return sizeof(bool);
+	case OPT_DURATION: return sizeof(int64_t);
+	case OPT_SIZE: return sizeof(struct size_spec);
+	case OPT_STRING: return sizeof(char *);
+	case OPT_ENUM: return sizeof(int);
+	case OPT_CUSTOM: return 1;
 	}
 	return 0;
 }
@@ -211,19 +210,21 @@ static void check_options(const struct loader_ops *ops)
 		size_t size = option_size(opt->type);
 
 		if (size == 0)
-			fatalx("loader %s: option %s: unknown type %d", ops->name, opt->key, opt->type);
+			fatalx("loader %s: option %s: unknown type %d", ops->name, opt->key,
+			       opt->type);
 		if (opt->help == NULL || *opt->help == '\0')
 			fatalx("loader %s: option %s has no help", ops->name, opt->key);
 		if (strcmp(opt->key, "type") == 0 || options_find(load_common_options, opt->key))
-			fatalx("loader %s: option %s is a key every load takes", ops->name, opt->key);
+			fatalx("loader %s: option %s is a key every load takes", ops->name,
+			       opt->key);
 		if (options_find(ops->options, opt->key) != opt)
 			fatalx("loader %s: option %s is listed twice", ops->name, opt->key);
 		if (opt->offset + size > ops->config_size)
 			fatalx("loader %s: option %s lies outside the config struct", ops->name,
 			       opt->key);
 		if (opt->min > opt->max)
-			fatalx("loader %s: option %s: range %lld..%lld is empty", ops->name, opt->key,
-			       opt->min, opt->max);
+			fatalx("loader %s: option %s: range %lld..%lld is empty", ops->name,
+			       opt->key, opt->min, opt->max);
 		if (opt->type == OPT_ENUM && (opt->choices == NULL || opt->choices[0] == NULL))
 			fatalx("loader %s: option %s has no choices", ops->name, opt->key);
 		if (opt->type == OPT_CUSTOM && opt->parse == NULL)
@@ -418,9 +419,8 @@ static void write_oom_score_adj(void)
 
 /* The loader's top process: its own group, dies with its parent, first in
  * line for the OOM killer, nothing of the parent's but its event pipe. */
-static void __attribute__((noreturn)) loader_child(const struct loader_ops *ops,
-						   const struct loader_ctx *parent_ctx,
-						   pid_t parent)
+static void __attribute__((noreturn))
+loader_child(const struct loader_ops *ops, const struct loader_ctx *parent_ctx, pid_t parent)
 {
 	struct loader_ctx ctx = *parent_ctx;
 	sigset_t none;

@@ -24,24 +24,24 @@
 /* Shared between a loader's processes and loadd (MAP_SHARED, made before the
  * fork). Counters only grow; loadd reads them once a second. */
 struct loader_shm {
-	_Atomic uint64_t cycles;          /* whole load cycles (a ring trip, a file written, a dbench run) */
-	_Atomic uint64_t bytes;           /* bytes moved, for MiB/s */
-	_Atomic uint64_t ops;             /* the loader's own unit (token passes, transfers) */
-	_Atomic uint64_t errors;          /* failed operations that did not stop the load */
+	_Atomic uint64_t cycles; /* whole load cycles (a ring trip, a file written, a dbench run) */
+	_Atomic uint64_t bytes;  /* bytes moved, for MiB/s */
+	_Atomic uint64_t ops;    /* the loader's own unit (token passes, transfers) */
+	_Atomic uint64_t errors; /* failed operations that did not stop the load */
 	_Atomic int64_t last_progress_ns; /* CLOCK_MONOTONIC of the last counter change */
 };
 
 struct loader_ctx {
-	const char *name;          /* the [load NAME] */
-	const void *config;        /* the loader's parsed options */
-	const char *dir;           /* its own scratch dir under the work dir, made empty; removed by loadd */
+	const char *name;   /* the [load NAME] */
+	const void *config; /* the loader's parsed options */
+	const char *dir; /* its own scratch dir under the work dir, made empty; removed by loadd */
 	/* A dir of its own kept for the whole run (every phase and round), for
 	 * files worth making once, like the read loader's; the loader creates it
 	 * when it needs it. loadd removes it at the end of the run and sweeps it
 	 * at the next start after a crash. NULL: none (use dir). */
 	const char *cache_dir;
 	struct loader_shm *shm;
-	int event_fd;              /* lines "KIND message\n" become events */
+	int event_fd; /* lines "KIND message\n" become events */
 };
 
 struct loader_ops {
@@ -50,9 +50,9 @@ struct loader_ops {
 	const char *summary;              /* one line for --list-loaders */
 	const struct option_def *options; /* NULL-key terminated */
 	size_t config_size;
-	const char *cycle_unit;           /* what a cycle is, plural: "trips", "files" */
-	const char *ops_unit;             /* what ops counts, plural ("passes"); NULL: no ops figure */
-	bool reports_bytes;               /* throughput in MiB/s */
+	const char *cycle_unit; /* what a cycle is, plural: "trips", "files" */
+	const char *ops_unit;   /* what ops counts, plural ("passes"); NULL: no ops figure */
+	bool reports_bytes;     /* throughput in MiB/s */
 	/* What the load must achieve over a probe window (common/expect.h),
 	 * unless its section's expect = says otherwise. */
 	const char *expect;

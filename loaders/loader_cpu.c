@@ -29,8 +29,8 @@
 enum cpu_mode { CPU_PROCESS, CPU_THREAD };
 
 struct cpu_config {
-	long procs;   /* 0: auto */
-	long tokens;  /* 0: auto */
+	long procs;  /* 0: auto */
+	long tokens; /* 0: auto */
 	struct size_spec size;
 	int mode;
 	long nice;
@@ -50,7 +50,8 @@ static int parse_auto_count(const char *value, long min, long *out, const char *
 		return -1;
 	}
 	if (*out < min || *out > CPU_MAX_PROCS) {
-		*err = min == 2 ? "out of range (2..4096, or auto)" : "out of range (1..4095, or auto)";
+		*err = min == 2 ? "out of range (2..4096, or auto)"
+				: "out of range (1..4095, or auto)";
 		return -1;
 	}
 	return 0;
@@ -74,6 +75,7 @@ static int parse_tokens(const char *value, void *dst, const char **err)
 
 static const char *const cpu_modes[] = { "process", "thread", NULL };
 
+/* clang-format off */
 static const struct option_def cpu_options[] = {
 	{ .key = "procs", .type = OPT_CUSTOM, .offset = offsetof(struct cpu_config, procs),
 	  .def = "auto", .parse = parse_procs,
@@ -104,6 +106,7 @@ static const struct option_def cpu_options[] = {
 	  .help = "nice value of every member; below 0 needs root" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* Counts are added to shared memory in batches, so that the counting does
  * not slow the ring it measures: every FLUSH_PASSES passes, or sooner when
@@ -120,12 +123,12 @@ struct ring;
 struct member {
 	struct ring *ring;
 	int index;
-	int in, out;   /* read end of the pipe before it, write end of the one after */
-	int cpu;       /* pinned to it; -1: not pinned */
+	int in, out;       /* read end of the pipe before it, write end of the one after */
+	int cpu;           /* pinned to it; -1: not pinned */
 	bool counts_trips; /* the first member of its ring counts every token's trip */
-	pid_t pid;     /* process mode; 0 when not running */
+	pid_t pid;         /* process mode; 0 when not running */
 	pthread_t thread;
-	bool started;  /* thread mode */
+	bool started; /* thread mode */
 };
 
 struct ring {
@@ -166,8 +169,7 @@ static int plan_here(const struct cpu_config *cfg, struct cpu_layout *layout, ch
 	int cpus[CPU_SETSIZE];
 	long ncpus = allowed_cpus(cpus, CPU_SETSIZE);
 
-	return cpu_layout_plan(cfg->procs, cfg->tokens, cfg->pin, cpus, ncpus, layout, err,
-			       errlen);
+	return cpu_layout_plan(cfg->procs, cfg->tokens, cfg->pin, cpus, ncpus, layout, err, errlen);
 }
 
 static int cpu_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
@@ -184,8 +186,10 @@ static int cpu_check(const void *config, const struct load_def *def, const char 
 		cpu_layout_free(&layout);
 	}
 	if (cfg->size.kind != SIZE_BYTES) {
-		fprintf(errs, "%s:%d: size: give each member's working set in bytes (\"64K\"), not "
-			"as a share of the machine's memory\n", file, load_key_line(def, "size"));
+		fprintf(errs,
+			"%s:%d: size: give each member's working set in bytes (\"64K\"), not "
+			"as a share of the machine's memory\n",
+			file, load_key_line(def, "size"));
 		problems++;
 	}
 	if (cfg->nice < 0 && geteuid() != 0) {
@@ -214,7 +218,8 @@ static void cpu_describe(const void *config, char *buf, size_t len)
 		return;
 	}
 	if (layout.nrings > 1)
-		snprintf(rings, sizeof rings, " in %ld rings, one pinned to each CPU", layout.nrings);
+		snprintf(rings, sizeof rings, " in %ld rings, one pinned to each CPU",
+			 layout.nrings);
 	if (cfg->size.bytes > 0) {
 		char bytes[32];
 
@@ -378,23 +383,15 @@ static void member_process(const struct member *m)
 static void describe_member_death(int status, char *buf, size_t len)
 {
 	if (WIFSIGNALED(status)) {
-		snprintf(buf, len, "was killed by signal %s", sigabbrev_np(WTERMSIG(status)) ?
-			 sigabbrev_np(WTERMSIG(status)) : "?");
+		snprintf(buf, len, "was killed by signal %s",
+			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
 		return;
 	}
 	switch (WEXITSTATUS(status)) {
-	case MEMBER_EXIT_BROKEN:
-		snprintf(buf, len, "left because a neighbour had gone");
-		break;
-	case MEMBER_EXIT_NOMEM:
-		snprintf(buf, len, "could not get its working set");
-		break;
-	case MEMBER_EXIT_PIN:
-		snprintf(buf, len, "could not be pinned to its CPU");
-		break;
-	default:
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
-		break;
+	case MEMBER_EXIT_BROKEN: snprintf(buf, len, "left because a neighbour had gone"); break;
+	case MEMBER_EXIT_NOMEM: snprintf(buf, len, "could not get its working set"); break;
+	case MEMBER_EXIT_PIN: snprintf(buf, len, "could not be pinned to its CPU"); break;
+	default: snprintf(buf, len, "exited with status %d", WEXITSTATUS(status)); break;
 	}
 }
 
@@ -555,7 +552,8 @@ static void report_ring_broken(struct ring *ring, int index, pid_t pid, int stat
 		}
 	}
 	describe_member_death(status, why, sizeof why);
-	loader_event(ring->ctx, "error", "ring broken: member %d (pid %d) %s", index, (int)pid, why);
+	loader_event(ring->ctx, "error", "ring broken: member %d (pid %d) %s", index, (int)pid,
+		     why);
 }
 
 static int ring_run_processes(struct ring *ring)
@@ -607,8 +605,9 @@ static void *member_thread(void *arg)
 			     m->index, m->cpu, strerror(err));
 	} else if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL) {
 		err = errno;
-		loader_event(ring->ctx, "error", "ring member %d: no memory for its working set: %s",
-			     m->index, strerror(err));
+		loader_event(ring->ctx, "error",
+			     "ring member %d: no memory for its working set: %s", m->index,
+			     strerror(err));
 	} else {
 		enum member_end end = member_loop(m, ws, &what);
 
@@ -635,10 +634,11 @@ static int ring_fd_limit(const struct ring *ring)
 	if (raise_fd_limit(need, &hard) == 0)
 		return 0;
 	if (hard < need)
-		loader_event(ring->ctx, "error", "a ring of %ld threads needs %llu open files; the "
+		loader_event(ring->ctx, "error",
+			     "a ring of %ld threads needs %llu open files; the "
 			     "limit is %llu (raise it with ulimit -n or LimitNOFILE=, or use mode "
-			     "= process)", ring->procs, (unsigned long long)need,
-			     (unsigned long long)hard);
+			     "= process)",
+			     ring->procs, (unsigned long long)need, (unsigned long long)hard);
 	else
 		loader_event(ring->ctx, "error", "raising the open file limit to %llu: %s",
 			     (unsigned long long)need, strerror(errno));
@@ -658,8 +658,9 @@ static int ring_pipes(struct ring *ring)
 			struct member *m = &ring->members[spec->first + k];
 
 			if (pipe2(fds, O_CLOEXEC) < 0) {
-				loader_event(ring->ctx, "error", "pipe for ring member %ld of %ld: %s",
-					     spec->first + k, ring->procs, strerror(errno));
+				loader_event(ring->ctx, "error",
+					     "pipe for ring member %ld of %ld: %s", spec->first + k,
+					     ring->procs, strerror(errno));
 				return -1;
 			}
 			m->out = fds[1];
@@ -711,8 +712,10 @@ static int ring_run_threads(struct ring *ring)
 
 		err = pthread_create(&m->thread, &attr, member_thread, m);
 		if (err != 0) {
-			loader_event(ring->ctx, "error", "cannot start ring member %ld of %ld: "
-				     "pthread_create: %s", i, ring->procs, strerror(err));
+			loader_event(ring->ctx, "error",
+				     "cannot start ring member %ld of %ld: "
+				     "pthread_create: %s",
+				     i, ring->procs, strerror(err));
 			rc = 1;
 			break;
 		}

@@ -23,6 +23,7 @@ struct fs_config {
 	char *loadfile;
 };
 
+/* clang-format off */
 static const struct option_def fs_options[] = {
 	{ .key = "clients", .type = OPT_INT, .offset = offsetof(struct fs_config, clients),
 	  .def = "4", .min = 1, .max = 1024,
@@ -35,6 +36,7 @@ static const struct option_def fs_options[] = {
 		  "installs (/usr/share/dbench/client.txt or a place like it)" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* Where packages and source installs put dbench's client.txt. */
 static const char *const loadfile_places[] = {
@@ -104,7 +106,8 @@ static int loadfile_check(const char *loadfile, const char *file, int line, FILE
 			p += strspn(p, " \t\r\n");
 			len = strcspn(p, " \t\r\n");
 			if (len > 0 && climbs_out(p, len)) {
-				fprintf(errs, "%s:%d: loadfile %s:%ld: the path %.*s leaves the load's "
+				fprintf(errs,
+					"%s:%d: loadfile %s:%ld: the path %.*s leaves the load's "
 					"directory with '..'; loadd refuses such a loadfile\n",
 					file, line, loadfile, lineno, (int)len, p);
 				problems++;
@@ -124,8 +127,8 @@ static int fs_check(const void *config, const struct load_def *def, const char *
 	char *dbench;
 
 	if (cfg->runtime_ms % 1000 != 0) {
-		fprintf(errs, "%s:%d: runtime: dbench runs for whole seconds; write e.g. 10s\n", file,
-			load_key_line(def, "runtime"));
+		fprintf(errs, "%s:%d: runtime: dbench runs for whole seconds; write e.g. 10s\n",
+			file, load_key_line(def, "runtime"));
 		problems++;
 	}
 	/* The start-up check of the built-in defaults has no profile line: the
@@ -145,14 +148,16 @@ static int fs_check(const void *config, const struct load_def *def, const char *
 				load_key_line(def, "loadfile"), cfg->loadfile, strerror(errno));
 			problems++;
 		} else {
-			problems += loadfile_check(cfg->loadfile, file, load_key_line(def, "loadfile"), errs);
+			problems += loadfile_check(cfg->loadfile, file,
+						   load_key_line(def, "loadfile"), errs);
 		}
 	} else if (loadfile_find() != NULL) {
 		problems += loadfile_check(loadfile_find(), file, def->line, errs);
 	} else if (problems == 0) {
-		fprintf(errs, "%s:%d: load '%s': dbench's loadfile is not in %s or the places like "
-			"it; give it with loadfile = PATH\n", file, def->line, def->name,
-			loadfile_places[0]);
+		fprintf(errs,
+			"%s:%d: load '%s': dbench's loadfile is not in %s or the places like "
+			"it; give it with loadfile = PATH\n",
+			file, def->line, def->name, loadfile_places[0]);
 		problems++;
 	}
 	return problems;
@@ -171,9 +176,9 @@ static void fs_describe(const void *config, char *buf, size_t len)
 /* What one run has counted so far. */
 struct fs_run {
 	struct loader_shm *shm;
-	uint64_t ops_seen;      /* dbench's own running total of operations */
+	uint64_t ops_seen; /* dbench's own running total of operations */
 	uint64_t bytes_counted;
-	long execute_secs;      /* length of the measured period so far */
+	long execute_secs; /* length of the measured period so far */
 };
 
 static void count_bytes_upto(struct fs_run *run, double mb_per_sec, long secs, uint64_t cycles,
@@ -199,8 +204,8 @@ static int fs_line(void *arg, const char *line)
 	char stage[16];
 	long secs;
 
-	if (sscanf(line, "%lu %lu %lf MB/sec %15s %ld sec", &clients, &ops, &mbps, stage,
-		   &secs) == 5) {
+	if (sscanf(line, "%lu %lu %lf MB/sec %15s %ld sec", &clients, &ops, &mbps, stage, &secs) ==
+	    5) {
 		uint64_t new_ops = ops > run->ops_seen ? ops - run->ops_seen : 0;
 
 		if (ops > run->ops_seen)
@@ -232,15 +237,16 @@ static int fs_run(const struct loader_ctx *ctx)
 	dbench = program_find("dbench");
 	loadfile = cfg->loadfile != NULL ? cfg->loadfile : loadfile_find();
 	if (dbench == NULL || loadfile == NULL) {
-		loader_event(ctx, "error", "%s", dbench == NULL ? "dbench is not on PATH any more"
-								: "dbench's loadfile is gone");
+		loader_event(ctx, "error", "%s",
+			     dbench == NULL ? "dbench is not on PATH any more"
+					    : "dbench's loadfile is gone");
 		free(dbench);
 		return 1;
 	}
 	snprintf(secs, sizeof secs, "%lld", (long long)(cfg->runtime_ms / 1000));
 	snprintf(clients, sizeof clients, "%ld", cfg->clients);
-	char *const argv[] = { dbench, "-c", (char *)loadfile, "-D", (char *)ctx->dir, "-t", secs,
-			       clients, NULL };
+	char *const argv[] = { dbench, "-c", (char *)loadfile, "-D", (char *)ctx->dir,
+			       "-t",   secs, clients,          NULL };
 
 	while (!loader_stopping()) {
 		struct fs_run run = { .shm = ctx->shm };

@@ -37,7 +37,7 @@
 
 struct memory_config {
 	struct size_spec size;
-	double pressure;       /* PSI memory some to reach, %; 0: off */
+	double pressure; /* PSI memory some to reach, %; 0: off */
 	struct size_spec floor;
 	struct size_spec step;
 	bool cgroup;
@@ -65,6 +65,7 @@ static int parse_pressure(const char *value, void *dst, const char **err)
 	return 0;
 }
 
+/* clang-format off */
 static const struct option_def memory_options[] = {
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct memory_config, size),
 	  .def = "50%", .min = 2 * CHUNK, .max = LLONG_MAX,
@@ -88,6 +89,7 @@ static const struct option_def memory_options[] = {
 		  "(needs write access to the cgroup loadd runs in)" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* Whole chunks, an even number of them: two halves copied onto each other. */
 static uint64_t memory_chunks(uint64_t bytes)
@@ -107,9 +109,10 @@ static int memory_check(const void *config, const struct load_def *def, const ch
 	if (cfg->pressure > 0) {
 		for (size_t i = 0; i < def->nkv; i++) {
 			if (strcmp(def->kvs[i].key, "size") == 0) {
-				fprintf(errs, "%s:%d: size: not used with pressure = %g%%: the "
-					"pressure sets the size\n", file, def->kvs[i].line,
-					cfg->pressure);
+				fprintf(errs,
+					"%s:%d: size: not used with pressure = %g%%: the "
+					"pressure sets the size\n",
+					file, def->kvs[i].line, cfg->pressure);
 				return 1;
 			}
 		}
@@ -125,9 +128,10 @@ static int memory_check(const void *config, const struct load_def *def, const ch
 		     bytes, sizeof bytes);
 	format_bytes(mi.mem_total, ram, sizeof ram);
 	format_bytes(mi.swap_total, swap, sizeof swap);
-	fprintf(errs, "%s:%d: size: %s comes to %s on this machine (RAM %s, swap %s); a memory "
-		"load needs at least 2 MiB\n", file, load_key_line(def, "size"), spec, bytes, ram,
-		swap);
+	fprintf(errs,
+		"%s:%d: size: %s comes to %s on this machine (RAM %s, swap %s); a memory "
+		"load needs at least 2 MiB\n",
+		file, load_key_line(def, "size"), spec, bytes, ram, swap);
 	return 1;
 }
 
@@ -139,8 +143,10 @@ static void memory_describe(const void *config, char *buf, size_t len)
 
 	if (cfg->pressure > 0) {
 		size_format(&cfg->floor, bytes, sizeof bytes);
-		snprintf(buf, len, "pressure mode: grows until PSI memory some reaches %g%% or "
-			 "MemAvailable falls to %s, copied half to half", cfg->pressure, bytes);
+		snprintf(buf, len,
+			 "pressure mode: grows until PSI memory some reaches %g%% or "
+			 "MemAvailable falls to %s, copied half to half",
+			 cfg->pressure, bytes);
 		return;
 	}
 	size_format(&cfg->size, spec, sizeof spec);
@@ -173,11 +179,12 @@ static bool memory_cgroup_limit(uint64_t ram, uint64_t *limit)
 			continue;
 		*where++ = '\0';
 		if (strcmp(ctrl + 1, "memory") == 0)
-			n = snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes",
-				     where);
+			n = snprintf(path, sizeof path,
+				     "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", where);
 		else if (strcmp(ctrl + 1, "") == 0 && strncmp(line, "0:", 2) == 0)
 			n = snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", where);
-		if (n < 0 || (size_t)n >= sizeof path || read_small_file(path, value, sizeof value) < 0)
+		if (n < 0 || (size_t)n >= sizeof path ||
+		    read_small_file(path, value, sizeof value) < 0)
 			continue;
 		/* v2's "max", or v1's huge number: no limit. */
 		*limit = strtoull(value, NULL, 10);
@@ -212,8 +219,10 @@ static void memory_announce(const struct loader_ctx *ctx, const struct memory_co
 	if (bytes > room)
 		verdict = "; more than MemAvailable plus free swap: expect the OOM killer to take "
 			  "this load";
-	loader_event(ctx, "info", "filling %s (size %s, RAM %s): %.1f%% of MemAvailable %s; "
-		     "swap %s free of %s%s%s", size, spec, ram,
+	loader_event(ctx, "info",
+		     "filling %s (size %s, RAM %s): %.1f%% of MemAvailable %s; "
+		     "swap %s free of %s%s%s",
+		     size, spec, ram,
 		     mi->mem_available ? 100.0 * (double)bytes / (double)mi->mem_available : 0.0,
 		     avail, swap_free, swap_total, cgroup, verdict);
 }
@@ -241,8 +250,8 @@ struct pressure_run {
 	struct memory_cgroup cg;
 	bool in_cgroup;
 	char *half[2];
-	uint64_t max_pairs;    /* address space reserved per half, in chunks */
-	uint64_t pairs;        /* chunks resident per half */
+	uint64_t max_pairs; /* address space reserved per half, in chunks */
+	uint64_t pairs;     /* chunks resident per half */
 	struct psi_totals psi;
 	int64_t psi_ns;
 	enum pressure_move last_move;
@@ -313,8 +322,10 @@ static void pressure_tick(struct pressure_run *pr)
 
 		format_bytes(2 * pr->pairs * CHUNK, res, sizeof res);
 		format_bytes(now.available, avail, sizeof avail);
-		loader_event(pr->ctx, "info", "pressure: %s to %s resident; PSI memory some %.1f%%, "
-			     "available %s", pressure_move_name(move), res, now.psi_some_pct, avail);
+		loader_event(pr->ctx, "info",
+			     "pressure: %s to %s resident; PSI memory some %.1f%%, "
+			     "available %s",
+			     pressure_move_name(move), res, now.psi_some_pct, avail);
 		pr->last_move = move;
 	}
 }
@@ -332,16 +343,19 @@ static void pressure_enter_cgroup(struct pressure_run *pr, const struct memory_c
 	if (!cfg->cgroup)
 		return;
 	if (!memory_cgroup_find(&pr->cg)) {
-		loader_event(pr->ctx, "info", "pressure: no memory cgroup controller; the floor is "
+		loader_event(pr->ctx, "info",
+			     "pressure: no memory cgroup controller; the floor is "
 			     "kept by the controller alone, and oom_score_adj 1000 makes this load "
 			     "the OOM killer's first choice");
 		return;
 	}
 	snprintf(name, sizeof name, "%d", (int)getpid());
 	if (memory_cgroup_enter(&pr->cg, name, high, max, why, sizeof why) < 0) {
-		loader_event(pr->ctx, "info", "pressure: no cgroup of its own (%s); the floor is "
+		loader_event(pr->ctx, "info",
+			     "pressure: no cgroup of its own (%s); the floor is "
 			     "kept by the controller alone, and oom_score_adj 1000 makes this load "
-			     "the OOM killer's first choice", why);
+			     "the OOM killer's first choice",
+			     why);
 		return;
 	}
 	pr->in_cgroup = true;
@@ -398,7 +412,7 @@ static void pressure_copy(struct pressure_run *pr)
 static int memory_run_pressure(const struct loader_ctx *ctx, const struct meminfo *mi)
 {
 	const struct memory_config *cfg = ctx->config;
-	struct pressure_run pr = { .ctx = ctx, .last_move = (enum pressure_move)-1 };
+	struct pressure_run pr = { .ctx = ctx, .last_move = (enum pressure_move) - 1 };
 	uint64_t avail;
 
 	pr.goal.psi_pct = cfg->pressure;
@@ -415,8 +429,10 @@ static int memory_run_pressure(const struct loader_ctx *ctx, const struct meminf
 
 		format_bytes(avail, a, sizeof a);
 		format_bytes(pr.goal.floor, f, sizeof f);
-		loader_event(ctx, "error", "pressure: only %s available, nothing to take above the "
-			     "floor of %s", a, f);
+		loader_event(ctx, "error",
+			     "pressure: only %s available, nothing to take above the "
+			     "floor of %s",
+			     a, f);
 		return 1;
 	}
 	pressure_enter_cgroup(&pr, cfg, avail);
@@ -462,7 +478,8 @@ static int memory_run(const struct loader_ctx *ctx)
 	if (cfg->pressure > 0)
 		return memory_run_pressure(ctx, &mi);
 	pairs = memory_chunks(size_resolve_now(&cfg->size, mi.mem_total, mi.swap_total,
-					       mi.mem_available)) / 2;
+					       mi.mem_available)) /
+		2;
 	memory_announce(ctx, cfg, &mi, 2 * pairs * CHUNK);
 	if (pairs == 0) {
 		loader_event(ctx, "error", "size comes to less than 2 MiB on this machine");
@@ -491,8 +508,9 @@ static int memory_run(const struct loader_ctx *ctx)
 			char got[32];
 
 			format_bytes(2 * filled * CHUNK, got, sizeof got);
-			loader_event(ctx, "info", "allocation refused after %s (%s): copying that much",
-				     got, strerror(errno));
+			loader_event(ctx, "info",
+				     "allocation refused after %s (%s): copying that much", got,
+				     strerror(errno));
 			break;
 		}
 		loader_progress(ctx->shm, 0, 0, 2);

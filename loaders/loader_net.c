@@ -36,6 +36,7 @@ struct net_config {
 	bool keepalive;
 };
 
+/* clang-format off */
 static const struct option_def net_options[] = {
 	{ .key = "clients", .type = OPT_INT, .offset = offsetof(struct net_config, clients),
 	  .def = "4", .min = 1, .max = 256,
@@ -49,6 +50,7 @@ static const struct option_def net_options[] = {
 		  "each client keeps its connection" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* A failing client or server reports its first error at once, then at most
  * one summary per ERROR_EVENT_NS, so a dead server does not flood the events. */
@@ -62,7 +64,7 @@ static const struct option_def net_options[] = {
 #define STOP_GRACE_MS 1000
 
 struct error_events {
-	int64_t last_ns;   /* 0: none reported yet */
+	int64_t last_ns; /* 0: none reported yet */
 	uint64_t unreported;
 };
 
@@ -90,7 +92,8 @@ static void error_event(const struct loader_ctx *ctx, struct error_events *ev, c
 
 int net_listen_loopback(uint16_t *port, char **err)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = 0,
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_port = 0,
 				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t addrlen = sizeof addr;
 	int fd, saved, one = 1;
@@ -130,9 +133,9 @@ fail:
 struct net_client {
 	CURL *curl;
 	struct loader_shm *shm;
-	uint64_t expect;    /* bytes a whole body has */
-	uint64_t got;       /* this transfer's bytes so far */
-	uint64_t flushed;   /* of which already counted in shm */
+	uint64_t expect;  /* bytes a whole body has */
+	uint64_t got;     /* this transfer's bytes so far */
+	uint64_t flushed; /* of which already counted in shm */
 	char url[96];
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -308,7 +311,7 @@ struct net_server {
 	long nclients;
 	struct error_events events;
 	int rc;
-	char path[NET_SECRET_PATH_LEN + 1];  /* the only target served */
+	char path[NET_SECRET_PATH_LEN + 1]; /* the only target served */
 };
 
 static void server_error(struct net_server *s, const char *msg)
@@ -452,8 +455,10 @@ static int net_check(const void *config, const struct load_def *def, const char 
 	const struct net_config *cfg = config;
 
 	if (cfg->file_size.kind != SIZE_BYTES) {
-		fprintf(errs, "%s:%d: file_size: give the file's size in bytes (\"1M\"), not as a "
-			"share of the machine's memory\n", file, load_key_line(def, "file_size"));
+		fprintf(errs,
+			"%s:%d: file_size: give the file's size in bytes (\"1M\"), not as a "
+			"share of the machine's memory\n",
+			file, load_key_line(def, "file_size"));
 		return 1;
 	}
 	return 0;
@@ -479,7 +484,8 @@ static int net_run(const struct loader_ctx *ctx)
 	int fd;
 
 	if (net_secret_path(s.path) < 0) {
-		loader_event(ctx, "error", "server: cannot draw a secret path: %s", strerror(errno));
+		loader_event(ctx, "error", "server: cannot draw a secret path: %s",
+			     strerror(errno));
 		return 1;
 	}
 	fd = net_listen_loopback(&port, &err);
@@ -507,7 +513,8 @@ static int net_run(const struct loader_ctx *ctx)
 			_exit(1);
 		}
 		if (pid < 0) {
-			loader_event(ctx, "error", "cannot start client %ld: %s", i, strerror(errno));
+			loader_event(ctx, "error", "cannot start client %ld: %s", i,
+				     strerror(errno));
 			s.rc = 1;
 			break;
 		}

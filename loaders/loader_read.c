@@ -33,6 +33,7 @@ struct read_config {
 
 static const char *const read_cache_modes[] = { "keep", "drop", NULL };
 
+/* clang-format off */
 static const struct option_def read_options[] = {
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct read_config, size),
 	  .def = "ram", .min = 4096, .max = LLONG_MAX,
@@ -51,12 +52,12 @@ static const struct option_def read_options[] = {
 	  .help = "free space to leave on the filesystem; a larger size is clamped to fit" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* With cache = drop, pages already read are evicted every DROP_BEHIND bytes. */
 #define DROP_BEHIND (8ULL << 20)
 
-static int read_check(const void *config, const struct load_def *def, const char *file,
-		      FILE *errs)
+static int read_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct read_config *cfg = config;
 
@@ -79,9 +80,9 @@ static void read_describe(const void *config, char *buf, size_t len)
 struct reader {
 	const struct loader_ctx *ctx;
 	const struct read_config *cfg;
-	const char *dir;  /* where the file lives */
-	char *path;       /* the finished file */
-	char *part;       /* the file while it is being made */
+	const char *dir; /* where the file lives */
+	char *path;      /* the finished file */
+	char *part;      /* the file while it is being made */
 	char *buf;
 	size_t block;
 };
@@ -111,7 +112,8 @@ static int read_open_part(struct reader *rd, uint64_t *have)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): block is 4K at least (its range) */
+		/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): block is 4K at least (its range)
+		 */
 		*have = (uint64_t)st.st_size - (uint64_t)st.st_size % rd->block;
 	return fd;
 }
@@ -127,13 +129,18 @@ static int read_make_file(struct reader *rd)
 	int fd;
 
 	fd = read_open_part(rd, &have);
-	size = file_plan_size(rd->ctx, rd->dir, &rd->cfg->size, rd->block,
-			      rd->cfg->reserve.bytes, have);
+	size = file_plan_size(rd->ctx, rd->dir, &rd->cfg->size, rd->block, rd->cfg->reserve.bytes,
+			      have);
 	fill_random(rd->buf, rd->block);
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {
-			.fd = fd, .size = size, .buf = rd->buf, .block = rd->block, .src_fd = -1,
-			.sync = true, .shm = rd->ctx->shm,
+			.fd = fd,
+			.size = size,
+			.buf = rd->buf,
+			.block = rd->block,
+			.src_fd = -1,
+			.sync = true,
+			.shm = rd->ctx->shm,
 		};
 		enum fill_result r;
 
@@ -141,10 +148,12 @@ static int read_make_file(struct reader *rd)
 			have = 0;
 		format_bytes(size, what, sizeof what);
 		format_bytes(have, where, sizeof where);
-		loader_event(rd->ctx, "info", "making its %s file %s%s%s; reads start when it is "
-			     "complete", what, rd->path, have ? ", resuming after " : "",
-			     have ? where : "");
-		if (fd < 0 || ftruncate(fd, (off_t)have) < 0 || lseek(fd, (off_t)have, SEEK_SET) < 0) {
+		loader_event(rd->ctx, "info",
+			     "making its %s file %s%s%s; reads start when it is "
+			     "complete",
+			     what, rd->path, have ? ", resuming after " : "", have ? where : "");
+		if (fd < 0 || ftruncate(fd, (off_t)have) < 0 ||
+		    lseek(fd, (off_t)have, SEEK_SET) < 0) {
 			r = errno == ENOSPC || errno == EDQUOT ? FILL_ENOSPC : FILL_FAILED;
 			f.failed_call = fd < 0 ? "create" : "truncate";
 			f.error = errno;
@@ -178,9 +187,10 @@ static int read_make_file(struct reader *rd)
 			unlink(rd->part);
 			format_bytes(f.written, where, sizeof where);
 			format_bytes(next, what, sizeof what);
-			loader_event(rd->ctx, "enospc", "no space left on the filesystem of %s after "
-				     "%s of its file: removed it; making a %s one", rd->dir, where,
-				     what);
+			loader_event(rd->ctx, "enospc",
+				     "no space left on the filesystem of %s after "
+				     "%s of its file: removed it; making a %s one",
+				     rd->dir, where, what);
 			if (f.written < rd->block)
 				loader_nap(1000);
 			size = next;
@@ -221,9 +231,10 @@ static int read_pass(struct reader *rd, int fd, int devnull, uint64_t size)
 		if (n < 0)
 			goto fail;
 		if (n == 0) {
-			loader_event(rd->ctx, "error", "%s ended after %llu bytes of %llu; making it "
-				     "again", rd->path, (unsigned long long)done,
-				     (unsigned long long)size);
+			loader_event(rd->ctx, "error",
+				     "%s ended after %llu bytes of %llu; making it "
+				     "again",
+				     rd->path, (unsigned long long)done, (unsigned long long)size);
 			return -1;
 		}
 		/* As the paper's cat FILE > /dev/null. */
@@ -232,7 +243,8 @@ static int read_pass(struct reader *rd, int fd, int devnull, uint64_t size)
 		done += (uint64_t)n;
 		loader_progress(rd->ctx->shm, 0, (uint64_t)n, 0);
 		if (drop && done - dropped >= DROP_BEHIND) {
-			posix_fadvise(fd, (off_t)dropped, (off_t)(done - dropped), POSIX_FADV_DONTNEED);
+			posix_fadvise(fd, (off_t)dropped, (off_t)(done - dropped),
+				      POSIX_FADV_DONTNEED);
 			dropped = done;
 		}
 	}
@@ -307,7 +319,8 @@ out:
 const struct loader_ops loader_read_ops = {
 	.version = LOADER_OPS_VERSION,
 	.name = "read",
-	.summary = "read a file of `size` to /dev/null, over and over (the file is made once a run)",
+	.summary =
+		"read a file of `size` to /dev/null, over and over (the file is made once a run)",
 	.options = read_options,
 	.config_size = sizeof(struct read_config),
 	.cycle_unit = "passes",

@@ -39,6 +39,7 @@ struct tree_config {
 	char *source;
 };
 
+/* clang-format off */
 static const struct option_def tree_options[] = {
 	{ .key = "tree", .type = OPT_CUSTOM, .offset = offsetof(struct tree_config, tree),
 	  .def = "depth=3 fanout=6 files=8 size=4K", .parse = tree_spec_parse,
@@ -48,6 +49,7 @@ static const struct option_def tree_options[] = {
 	  .help = "tar this existing directory (an absolute path) instead of a generated tree" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
 /* /proc, /sys and the like: tar would read generated, endless files. */
 static bool pseudo_fs(const char *dir)
@@ -65,10 +67,8 @@ static bool pseudo_fs(const char *dir)
 	case CGROUP2_SUPER_MAGIC:
 	case SECURITYFS_MAGIC:
 	case BPF_FS_MAGIC:
-	case DEVPTS_SUPER_MAGIC:
-		return true;
-	default:
-		return false;
+	case DEVPTS_SUPER_MAGIC: return true;
+	default: return false;
 	}
 }
 
@@ -86,7 +86,8 @@ static bool room_for(const struct loader_ctx *ctx, uint64_t need, const char *st
 	if (avail >= need + reserve)
 		return true;
 	loader_error(ctx->shm);
-	loader_event(ctx, "error", "not enough free space in %s to %s: %llu MiB free, the step "
+	loader_event(ctx, "error",
+		     "not enough free space in %s to %s: %llu MiB free, the step "
 		     "writes about %llu MiB and %d%% of the file system (%llu MiB) is kept free",
 		     ctx->dir, step, (unsigned long long)(avail >> 20),
 		     (unsigned long long)(need >> 20), FREE_RESERVE_PERCENT,
@@ -103,8 +104,7 @@ static uint64_t own_tree_bytes(const struct tree_spec *spec)
 	return tree_entries(spec) * (512 + data);
 }
 
-static int tree_check(const void *config, const struct load_def *def, const char *file,
-		      FILE *errs)
+static int tree_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct tree_config *cfg = config;
 	int problems = 0;
@@ -137,7 +137,8 @@ static int tree_check(const void *config, const struct load_def *def, const char
 				load_key_line(def, "source"), cfg->source);
 			problems++;
 		} else if (pseudo_fs(cfg->source)) {
-			fprintf(errs, "%s:%d: source: %s is a kernel pseudo-filesystem (its files "
+			fprintf(errs,
+				"%s:%d: source: %s is a kernel pseudo-filesystem (its files "
 				"are generated, some without end); give a directory of real files\n",
 				file, load_key_line(def, "source"), cfg->source);
 			problems++;
@@ -161,9 +162,10 @@ static void tree_describe(const void *config, char *buf, size_t len)
 		return;
 	}
 	format_bytes((uint64_t)t->file_size, size, sizeof size);
-	snprintf(buf, len, "tar and untar a tree of %llu entries (depth=%ld fanout=%ld files=%ld, "
-		 "%s files), again and again", (unsigned long long)tree_entries(t), t->depth,
-		 t->fanout, t->files, size);
+	snprintf(buf, len,
+		 "tar and untar a tree of %llu entries (depth=%ld fanout=%ld files=%ld, "
+		 "%s files), again and again",
+		 (unsigned long long)tree_entries(t), t->depth, t->fanout, t->files, size);
 }
 
 /* The parent of the load's scratch dir is the work dir. */
@@ -349,8 +351,10 @@ static int tree_run(const struct loader_ctx *ctx)
 		return loader_stopping() ? 0 : 1;
 	}
 	if (inside(ctx->dir, source)) {
-		loader_event(ctx, "error", "source %s holds the work dir: tar would archive its "
-			     "own archive", source);
+		loader_event(ctx, "error",
+			     "source %s holds the work dir: tar would archive its "
+			     "own archive",
+			     source);
 		free(source);
 		free(tar);
 		return 1;
@@ -400,7 +404,8 @@ static int tree_run(const struct loader_ctx *ctx)
 		if (!room_for(ctx, archive_bytes, "extract the archive"))
 			break;
 		if (mkdir(extract, 0755) < 0) {
-			loader_event(ctx, "error", "cannot create %s: %s", extract, strerror(errno));
+			loader_event(ctx, "error", "cannot create %s: %s", extract,
+				     strerror(errno));
 			break;
 		}
 		if (run_tar(ctx, extract_argv, false, archive, &archive_bytes) < 0)

@@ -25,6 +25,7 @@ struct write_config {
 	struct size_spec reserve;
 };
 
+/* clang-format off */
 static const struct option_def write_options[] = {
 	{ .key = "size", .type = OPT_SIZE, .offset = offsetof(struct write_config, size),
 	  .def = "ram", .min = 4096, .max = LLONG_MAX,
@@ -42,9 +43,9 @@ static const struct option_def write_options[] = {
 	  .help = "free space to leave on the filesystem; a larger size is clamped to fit" },
 	{ .key = NULL },
 };
+/* clang-format on */
 
-static int write_check(const void *config, const struct load_def *def, const char *file,
-		       FILE *errs)
+static int write_check(const void *config, const struct load_def *def, const char *file, FILE *errs)
 {
 	const struct write_config *cfg = config;
 
@@ -78,11 +79,15 @@ static uint64_t write_enospc(const struct loader_ctx *ctx, const char *path, uin
 	format_bytes(size, was, sizeof was);
 	format_bytes(next, now, sizeof now);
 	if (next < size)
-		loader_event(ctx, "enospc", "no space left on the filesystem of %s after %s of a %s "
-			     "file: removed it; going on with %s files", ctx->dir, done, was, now);
+		loader_event(ctx, "enospc",
+			     "no space left on the filesystem of %s after %s of a %s "
+			     "file: removed it; going on with %s files",
+			     ctx->dir, done, was, now);
 	else if (!*told_full)
-		loader_event(ctx, "enospc", "no space left on the filesystem of %s after %s of a %s "
-			     "file: removed it; trying again every second", ctx->dir, done, was);
+		loader_event(ctx, "enospc",
+			     "no space left on the filesystem of %s after %s of a %s "
+			     "file: removed it; trying again every second",
+			     ctx->dir, done, was);
 	*told_full = next == size;
 	if (written < block)
 		loader_nap(1000);
@@ -109,8 +114,13 @@ static int write_run(const struct loader_ctx *ctx)
 	size = file_plan_size(ctx, ctx->dir, &cfg->size, block, cfg->reserve.bytes, 0);
 	while (size > 0 && !loader_stopping()) {
 		struct file_fill f = {
-			.size = size, .buf = buf, .block = block, .src_fd = zero, .sync = cfg->fsync,
-			.shm = ctx->shm, .count_bytes = true,
+			.size = size,
+			.buf = buf,
+			.block = block,
+			.src_fd = zero,
+			.sync = cfg->fsync,
+			.shm = ctx->shm,
+			.count_bytes = true,
 		};
 		enum fill_result r;
 
@@ -132,8 +142,7 @@ static int write_run(const struct loader_ctx *ctx)
 			loader_progress(ctx->shm, 1, 0, 0);
 			told_full = told_error = false;
 			break;
-		case FILL_STOPPED:
-			break;
+		case FILL_STOPPED: break;
 		case FILL_ENOSPC:
 			size = write_enospc(ctx, path, size, block, f.written, &told_full);
 			break;

@@ -104,8 +104,8 @@ int memory_cgroup_enter(struct memory_cgroup *cg, const char *name, uint64_t hig
 	char value[32];
 
 	sweep_stale(cg);
-	if ((size_t)snprintf(cg->dir, sizeof cg->dir, "%s/%s%s", cg->parent, STALE_PREFIX,
-			     name) >= sizeof cg->dir) {
+	if ((size_t)snprintf(cg->dir, sizeof cg->dir, "%s/%s%s", cg->parent, STALE_PREFIX, name) >=
+	    sizeof cg->dir) {
 		snprintf(why, whylen, "the cgroup path is too long");
 		cg->dir[0] = '\0';
 		return -1;
@@ -122,8 +122,8 @@ int memory_cgroup_enter(struct memory_cgroup *cg, const char *name, uint64_t hig
 		return -1;
 	}
 	snprintf(value, sizeof value, "%llu", (unsigned long long)max);
-	if (write_file(cg->dir, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes",
-		       value) < 0) {
+	if (write_file(cg->dir, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes", value) <
+	    0) {
 		snprintf(why, whylen, "%s: its limit: %s", cg->dir, strerror(errno));
 		memory_cgroup_leave(cg);
 		return -1;

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 struct memory_cgroup {
-	int version;                 /* 1 or 2; 0: none */
-	char parent[PATH_MAX];       /* the cgroup the process was in */
-	char dir[PATH_MAX];          /* its own, made by memory_cgroup_enter() */
+	int version;           /* 1 or 2; 0: none */
+	char parent[PATH_MAX]; /* the cgroup the process was in */
+	char dir[PATH_MAX];    /* its own, made by memory_cgroup_enter() */
 };
 
 /* The memory cgroup the calling process is in now (v2 when the unified

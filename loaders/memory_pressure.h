@@ -11,24 +11,24 @@
 #include <stdint.h>
 
 struct pressure_goal {
-	double psi_pct;    /* PSI memory some to reach, % of the time */
-	uint64_t floor;    /* what is left (MemAvailable) never below this */
-	uint64_t margin;   /* a quick fill stops this far above the floor */
-	uint64_t step;     /* a fine step, up or down */
-	uint64_t cap;      /* never more resident than this (its cgroup's high); 0: none */
-	uint64_t unit;     /* memory is taken and given in whole units; 0: bytes */
+	double psi_pct;  /* PSI memory some to reach, % of the time */
+	uint64_t floor;  /* what is left (MemAvailable) never below this */
+	uint64_t margin; /* a quick fill stops this far above the floor */
+	uint64_t step;   /* a fine step, up or down */
+	uint64_t cap;    /* never more resident than this (its cgroup's high); 0: none */
+	uint64_t unit;   /* memory is taken and given in whole units; 0: bytes */
 };
 
 struct pressure_reading {
-	double psi_some_pct;  /* PSI memory some over the last interval, % */
-	uint64_t available;   /* MemAvailable, or the enclosing cgroup's room when less */
+	double psi_some_pct; /* PSI memory some over the last interval, % */
+	uint64_t available;  /* MemAvailable, or the enclosing cgroup's room when less */
 };
 
 enum pressure_move {
-	PRESSURE_FILL,    /* a quick fill towards floor + margin */
-	PRESSURE_STEP,    /* one fine step up */
-	PRESSURE_HOLD,    /* the target reached, at the cap, or nothing left above the floor */
-	PRESSURE_SHRINK,  /* below the floor: memory given back */
+	PRESSURE_FILL,   /* a quick fill towards floor + margin */
+	PRESSURE_STEP,   /* one fine step up */
+	PRESSURE_HOLD,   /* the target reached, at the cap, or nothing left above the floor */
+	PRESSURE_SHRINK, /* below the floor: memory given back */
 };
 
 /* The resident size to have next, from resident bytes now. */

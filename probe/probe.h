@@ -21,9 +21,9 @@
 
 /* What every probe of a run may use. */
 struct probe_env {
-	const char *workdir;    /* a probe's scratch files go in <workdir>/probe-<name> */
-	const char *tree_path;  /* replaces {tree} in the job */
-	const char *name;       /* the [probe NAME] */
+	const char *workdir;   /* a probe's scratch files go in <workdir>/probe-<name> */
+	const char *tree_path; /* replaces {tree} in the job */
+	const char *name;      /* the [probe NAME] */
 };
 
 /* One phase's probing window, on CLOCK_MONOTONIC. */
@@ -31,10 +31,10 @@ struct probe_window {
 	int64_t phase_id;
 	int64_t start_ns;
 	int64_t end_ns;
-	bool cold;              /* the phase's cache = cold */
+	bool cold; /* the phase's cache = cold */
 };
 
-struct probe_ctx;           /* the prober running the probe */
+struct probe_ctx; /* the prober running the probe */
 
 struct probe_ops {
 	int version;                      /* PROBE_OPS_VERSION */
@@ -42,8 +42,8 @@ struct probe_ops {
 	const char *summary;              /* one line for --list-probes */
 	const struct option_def *options; /* NULL-key terminated */
 	size_t config_size;
-	const char *units;                /* of each figure: "ms" (samples), "us" (histograms) */
-	bool histogram;                   /* stores a histogram per second, not a row per op */
+	const char *units; /* of each figure: "ms" (samples), "us" (histograms) */
+	bool histogram;    /* stores a histogram per second, not a row per op */
 	/* Optional checks beyond the table (root for a real-time policy): print
 	 * "file:line: message" to errs, return how many. */
 	int (*check)(const void *config, const char *file, int line, FILE *errs);
@@ -71,20 +71,20 @@ void probe_table_check(void);
 /* ---- what travels from a prober to the main loop ---- */
 
 enum probe_msg_kind {
-	PROBE_MSG_SAMPLE,  /* s: one timed operation */
-	PROBE_MSG_HIST,    /* hist: one second of a high-rate probe */
-	PROBE_MSG_DONE,    /* the window is over (s.seq == PROBE_PHASE_DONE, s.missed) */
+	PROBE_MSG_SAMPLE, /* s: one timed operation */
+	PROBE_MSG_HIST,   /* hist: one second of a high-rate probe */
+	PROBE_MSG_DONE,   /* the window is over (s.seq == PROBE_PHASE_DONE, s.missed) */
 };
 #define PROBE_PHASE_DONE (-1)
 
 struct probe_msg {
-	int kind;             /* enum probe_msg_kind */
-	int probe;            /* index of the probe in the run */
-	int variant;          /* which of a probe's threads (0 for most) */
-	double t;             /* HIST: wall time the second began */
-	double steal_pct;     /* HIST: CPU steal time over the second, NaN when unknown */
-	struct sample s;      /* SAMPLE and DONE; s.phase_id for all */
-	struct hist *hist;    /* HIST: the receiver frees it */
+	int kind;          /* enum probe_msg_kind */
+	int probe;         /* index of the probe in the run */
+	int variant;       /* which of a probe's threads (0 for most) */
+	double t;          /* HIST: wall time the second began */
+	double steal_pct;  /* HIST: CPU steal time over the second, NaN when unknown */
+	struct sample s;   /* SAMPLE and DONE; s.phase_id for all */
+	struct hist *hist; /* HIST: the receiver frees it */
 };
 
 /* ---- for probe kinds (prober.c) ---- */
@@ -92,8 +92,8 @@ struct probe_msg {
 /* Hands a record over (blocking only while the pipe is full). */
 void probe_emit_sample(struct probe_ctx *c, const struct sample *s);
 /* Takes h (xmalloc'd). */
-void probe_emit_hist(struct probe_ctx *c, int64_t phase_id, int variant, double t,
-		     double steal_pct, struct hist *h);
+void probe_emit_hist(struct probe_ctx *c, int64_t phase_id, int variant, double t, double steal_pct,
+		     struct hist *h);
 /* True once the prober is stopping or a new window replaced this one. */
 bool probe_interrupted(struct probe_ctx *c);
 /* Sleeps until ns; -1 when interrupted. */
@@ -123,8 +123,8 @@ void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t 
  * first (not timed). A job past timeout_ms (0: none) is killed. Fills every
  * field of s but phase_id, seq and missed. Returns 0, or -1 when the job could
  * not be started (s->failed set, *err an xmalloc'd message). */
-int probe_job_run(char *const argv[], bool drop_cache, int64_t timeout_ms,
-		  struct sample *s, char **err);
+int probe_job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, struct sample *s,
+		  char **err);
 /* The same, watching stop_fd (or -1): readable means kill it and give up.
  * Returns 0 with s filled, -1 when it could not run, 1 when stopped. */
 int probe_job_exec(char *const argv[], bool drop_cache, int64_t timeout_ms, int stop_fd,

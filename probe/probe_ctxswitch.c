@@ -36,12 +36,13 @@ static const char *const ctx_modes[] = { "process", "thread", NULL };
 
 struct ctx_config {
 	int64_t every_ms;
-	int mode;           /* 0 process, 1 thread */
+	int mode; /* 0 process, 1 thread */
 	long members;
 	struct size_spec size;
 	long passes;
 };
 
+/* clang-format off */
 static const struct option_def ctx_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct ctx_config, every_ms), "1s", 10, 3600000, NULL,
 	  NULL, "one sample per slot of this length; missed slots are counted" },
@@ -55,6 +56,7 @@ static const struct option_def ctx_options[] = {
 	  "trips of the token around the ring per sample" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct ctx_state {
 	int mode;
@@ -62,11 +64,11 @@ struct ctx_state {
 	size_t size;
 	long passes;
 	int64_t every_ms;
-	char **memory;       /* one buffer per member, made before any fork */
+	char **memory; /* one buffer per member, made before any fork */
 };
 
 struct ctx_member {
-	int in, out;         /* read the token from in, write it to out */
+	int in, out; /* read the token from in, write it to out */
 	char *memory;
 	size_t size;
 };
@@ -82,7 +84,7 @@ static unsigned long touch(const char *mem, size_t size)
 }
 
 #define CTX_TOKEN 't'
-#define CTX_QUIT 'q'    /* passed on once, then the member ends */
+#define CTX_QUIT 'q' /* passed on once, then the member ends */
 
 /* A member's life: token in, memory pass, token out, until the quit token
  * (or a broken pipe). Uses only read, write and plain memory, so it is safe
@@ -113,7 +115,7 @@ static void *member_thread(void *arg)
 
 struct ctx_ring {
 	long n;
-	int (*pipes)[2];     /* pipes[i]: member i reads pipes[i][0]; i-1 writes pipes[i][1] */
+	int (*pipes)[2]; /* pipes[i]: member i reads pipes[i][0]; i-1 writes pipes[i][1] */
 	pid_t *pids;
 	pthread_t *tids;
 	struct ctx_member *members;
@@ -200,7 +202,8 @@ static int ring_start(struct ctx_ring *r, const struct ctx_state *st, char **err
 			int rc = pthread_create(&r->tids[i], NULL, member_thread, &r->members[i]);
 
 			if (rc != 0) {
-				*err = xasprintf("cannot start ring member %ld: %s", i, strerror(rc));
+				*err = xasprintf("cannot start ring member %ld: %s", i,
+						 strerror(rc));
 				return -1;
 			}
 		}
@@ -247,8 +250,8 @@ static int64_t overhead_ns(const struct ctx_state *st, long hops)
 	return t1 - t0;
 }
 
-static int ctx_measure(void *state, const struct probe_window *w, int stop_fd,
-		       struct sample *s, char **err)
+static int ctx_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+		       char **err)
 {
 	struct ctx_state *st = state;
 	struct ctx_ring ring;

@@ -21,6 +21,7 @@ struct fault_config {
 	struct size_spec size;
 };
 
+/* clang-format off */
 static const struct option_def fault_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct fault_config, every_ms), "1s", 10, 3600000, NULL,
 	  NULL, "one map + touch + unmap per slot of this length; missed slots are counted" },
@@ -28,6 +29,7 @@ static const struct option_def fault_options[] = {
 	  NULL, "fresh anonymous memory touched each time, one write per page" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct fault_state {
 	size_t size;
@@ -47,8 +49,8 @@ static void *fault_open(const void *config, const struct probe_env *env, char **
 	return st;
 }
 
-static int fault_measure(void *state, const struct probe_window *w, int stop_fd,
-			 struct sample *s, char **err)
+static int fault_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+			 char **err)
 {
 	struct fault_state *st = state;
 	volatile char *mem;

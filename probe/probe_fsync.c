@@ -19,13 +19,14 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-#define FSYNC_WRAP 256  /* writes before the offset wraps to 0 */
+#define FSYNC_WRAP 256 /* writes before the offset wraps to 0 */
 
 struct fsync_config {
 	int64_t every_ms;
 	struct size_spec size;
 };
 
+/* clang-format off */
 static const struct option_def fsync_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct fsync_config, every_ms), "1s", 10, 3600000, NULL,
 	  NULL, "one write + fdatasync per slot of this length; missed slots are counted" },
@@ -33,6 +34,7 @@ static const struct option_def fsync_options[] = {
 	  "bytes written before each fdatasync" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct fsync_state {
 	char *dir;
@@ -84,8 +86,8 @@ static void *fsync_open(const void *config, const struct probe_env *env, char **
 	return st;
 }
 
-static int fsync_measure(void *state, const struct probe_window *w, int stop_fd,
-			 struct sample *s, char **err)
+static int fsync_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+			 char **err)
 {
 	struct fsync_state *st = state;
 	off_t at = (off_t)(st->writes++ % FSYNC_WRAP) * (off_t)st->size;

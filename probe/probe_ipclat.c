@@ -29,13 +29,21 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-enum ipc_via { VIA_PIPE, VIA_FIFO, VIA_UNIX_STREAM, VIA_UNIX_DGRAM, VIA_TCP, VIA_UDP,
-	       VIA_POSIXMQ, VIA_SYSVMQ };
+enum ipc_via {
+	VIA_PIPE,
+	VIA_FIFO,
+	VIA_UNIX_STREAM,
+	VIA_UNIX_DGRAM,
+	VIA_TCP,
+	VIA_UDP,
+	VIA_POSIXMQ,
+	VIA_SYSVMQ
+};
 
-static const char *const ipc_vias[] = { "pipe", "fifo", "unix-stream", "unix-dgram", "tcp",
-					"udp", "posixmq", "sysvmq", NULL };
+static const char *const ipc_vias[] = { "pipe", "fifo",    "unix-stream", "unix-dgram", "tcp",
+					"udp",  "posixmq", "sysvmq",      NULL };
 
-#define IPC_QUIT 'q'     /* first byte of the message that ends the child */
+#define IPC_QUIT 'q' /* first byte of the message that ends the child */
 #define IPC_DATA 'x'
 
 struct ipclat_config {
@@ -45,6 +53,7 @@ struct ipclat_config {
 	long count;
 };
 
+/* clang-format off */
 static const struct option_def ipclat_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct ipclat_config, every_ms), "1s", 10, 3600000,
 	  NULL, NULL, "one burst of `count` round trips per slot of this length" },
@@ -57,23 +66,24 @@ static const struct option_def ipclat_options[] = {
 	  "round trips per slot, each timed" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct ipclat_state {
 	int via;
 	size_t size;
 	long count;
 	int64_t every_ms;
-	char *dir;           /* scratch dir of the FIFOs */
+	char *dir; /* scratch dir of the FIFOs */
 	const char *name;
-	long serial;         /* of the sample, for unique names */
-	char *buf;           /* size bytes, sysv: after its mtype */
+	long serial; /* of the sample, for unique names */
+	char *buf;   /* size bytes, sysv: after its mtype */
 };
 
 /* Both directions of one sample's channel: the parent's ends and the child's. */
 struct ipc_chan {
 	int via;
-	int p_in, p_out, c_in, c_out;   /* fds, or mqd_t for posixmq */
-	int msqid;                      /* sysvmq: one queue, mtype 1 down, 2 up */
+	int p_in, p_out, c_in, c_out; /* fds, or mqd_t for posixmq */
+	int msqid;                    /* sysvmq: one queue, mtype 1 down, 2 up */
 };
 
 struct sysv_msg {
@@ -231,8 +241,9 @@ static int chan_open(struct ipc_chan *ch, struct ipclat_state *st, char **err)
 {
 	int a[2] = { -1, -1 }, b[2] = { -1, -1 }, rc = 0;
 
-	*ch = (struct ipc_chan){ .via = st->via, .p_in = -1, .p_out = -1, .c_in = -1,
-				 .c_out = -1, .msqid = -1 };
+	*ch = (struct ipc_chan){
+		.via = st->via, .p_in = -1, .p_out = -1, .c_in = -1, .c_out = -1, .msqid = -1
+	};
 	st->serial++;
 	switch (st->via) {
 	case VIA_PIPE:
@@ -247,7 +258,8 @@ static int chan_open(struct ipc_chan *ch, struct ipclat_state *st, char **err)
 	case VIA_UNIX_STREAM:
 	case VIA_UNIX_DGRAM:
 		rc = socketpair(AF_UNIX,
-				(st->via == VIA_UNIX_STREAM ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC,
+				(st->via == VIA_UNIX_STREAM ? SOCK_STREAM : SOCK_DGRAM) |
+					SOCK_CLOEXEC,
 				0, a);
 		ch->p_in = ch->p_out = a[0], ch->c_in = ch->c_out = a[1];
 		break;
@@ -269,11 +281,12 @@ static int chan_open(struct ipc_chan *ch, struct ipclat_state *st, char **err)
 	if (rc < 0) {
 		int e = errno;
 
-		*err = xasprintf("%s: cannot make the channel: %s%s", ipc_vias[st->via], strerror(e),
-				 st->via == VIA_POSIXMQ && (e == EMFILE || e == ENOSPC) ?
-					 " (see the sysctl fs.mqueue.queues_max)" :
-				 st->via == VIA_SYSVMQ && e == ENOSPC ? " (see the sysctl kernel.msgmni)" :
-									"");
+		*err = xasprintf(
+			"%s: cannot make the channel: %s%s", ipc_vias[st->via], strerror(e),
+			st->via == VIA_POSIXMQ && (e == EMFILE || e == ENOSPC)
+				? " (see the sysctl fs.mqueue.queues_max)"
+			: st->via == VIA_SYSVMQ && e == ENOSPC ? " (see the sysctl kernel.msgmni)"
+							       : "");
 		chan_close(ch);
 	}
 	return rc;

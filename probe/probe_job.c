@@ -25,14 +25,13 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-
 /* The job's output is read as a terminal would take it, in large gulps. */
 #define DRAIN_BUF_LEN (64 * 1024)
 
 enum job_end {
-	JOB_EXITED,   /* ran to its end (any status) */
-	JOB_TIMEOUT,  /* killed at its deadline */
-	JOB_STOPPED,  /* killed because the prober is stopping */
+	JOB_EXITED,  /* ran to its end (any status) */
+	JOB_TIMEOUT, /* killed at its deadline */
+	JOB_STOPPED, /* killed because the prober is stopping */
 };
 
 int drop_page_cache(void)
@@ -80,7 +79,8 @@ static int poll_wait_ms(int64_t deadline)
  * CPU use (which competes with the job) down. */
 static enum job_end drain(int fd, int64_t deadline, int stop_fd)
 {
-	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+				 { .fd = stop_fd, .events = POLLIN } };
 	nfds_t nfds = stop_fd >= 0 ? 2 : 1;
 	char buf[DRAIN_BUF_LEN];
 
@@ -137,8 +137,8 @@ static enum job_end wait_exit(pid_t pid, int64_t deadline, int stop_fd)
 	return end;
 }
 
-static void sample_from_status(struct sample *s, int status, const struct rusage *ru,
-			       int64_t t0, int64_t t1)
+static void sample_from_status(struct sample *s, int status, const struct rusage *ru, int64_t t0,
+			       int64_t t1)
 {
 	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
 	s->user_ms = tv_ms(ru->ru_utime);
@@ -203,7 +203,7 @@ static int job_spawn(char *const argv[], int out_fd, pid_t *pidp)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(argv[0], argv);
-fail:
+	fail:
 		child_errno = errno != 0 ? errno : ECHILD;
 		_exit(127);
 	}
@@ -286,11 +286,10 @@ int probe_job_run(char *const argv[], bool drop_cache, int64_t timeout_ms, struc
 	return rc < 0 ? -1 : 0;
 }
 
-
 /* ---- the probe kind ---- */
 
 struct job_state {
-	char **argv;         /* {tree} replaced */
+	char **argv; /* {tree} replaced */
 	int64_t timeout_ms;
 	int64_t every_ms;
 };

@@ -38,6 +38,7 @@ struct launch_config {
 	char *files;
 };
 
+/* clang-format off */
 static const struct option_def launch_options[] = {
 	{ "command", OPT_STRING, offsetof(struct launch_config, command), "loadctl --version", 0,
 	  0, NULL, NULL,
@@ -52,10 +53,11 @@ static const struct option_def launch_options[] = {
 	  "blanks" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct launch_state {
-	char **argv;        /* argv[0] resolved to a path */
-	char **evict;       /* NULL-terminated paths */
+	char **argv;  /* argv[0] resolved to a path */
+	char **evict; /* NULL-terminated paths */
 	size_t nevict;
 	int64_t every_ms;
 	int64_t timeout_ms;
@@ -212,8 +214,8 @@ static void evict(const struct launch_state *st)
 	}
 }
 
-static int launch_measure(void *state, const struct probe_window *w, int stop_fd,
-			  struct sample *s, char **err)
+static int launch_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+			  char **err)
 {
 	struct launch_state *st = state;
 

@@ -35,6 +35,7 @@ struct spawn_config {
 	long count;
 };
 
+/* clang-format off */
 static const struct option_def spawn_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct spawn_config, every_ms), "1s", 10, 3600000,
 	  NULL, NULL, "one sample of `count` pairs per slot of this length; missed slots are counted" },
@@ -46,12 +47,13 @@ static const struct option_def spawn_options[] = {
 	  "create + destroy pairs timed together in one sample" },
 	{ NULL },
 };
+/* clang-format on */
 
 struct spawn_state {
 	int mode;
 	long count;
 	int64_t every_ms;
-	char *helper;   /* mode exec */
+	char *helper; /* mode exec */
 };
 
 extern char **environ;
@@ -116,8 +118,8 @@ static int one_exec(const char *helper, char **err)
 	return wait_child(pid, err);
 }
 
-static int spawn_measure(void *state, const struct probe_window *w, int stop_fd,
-			 struct sample *s, char **err)
+static int spawn_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+			 char **err)
 {
 	struct spawn_state *st = state;
 	int64_t t0, t1;
@@ -126,8 +128,9 @@ static int spawn_measure(void *state, const struct probe_window *w, int stop_fd,
 	s->started_at = wall_now();
 	t0 = mono_ns();
 	for (long i = 0; i < st->count && rc == 0; i++)
-		rc = st->mode == SPAWN_THREAD ? one_thread(err) :
-		     st->mode == SPAWN_FORK ? one_fork(err) : one_exec(st->helper, err);
+		rc = st->mode == SPAWN_THREAD ? one_thread(err)
+		     : st->mode == SPAWN_FORK ? one_fork(err)
+					      : one_exec(st->helper, err);
 	t1 = mono_ns();
 	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
 	s->failed = rc != 0;

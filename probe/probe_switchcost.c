@@ -37,6 +37,7 @@ struct switch_config {
 	long threads;
 };
 
+/* clang-format off */
 static const struct option_def switch_options[] = {
 	{ "every", OPT_DURATION, offsetof(struct switch_config, every_ms), "1s", 10, 3600000,
 	  NULL, NULL, "one count per slot of this length; missed slots are counted" },
@@ -52,16 +53,17 @@ static const struct option_def switch_options[] = {
 	  SWITCH_MAX_THREADS, NULL, NULL, "threads contending for the mutex in mode locked" },
 	{ NULL },
 };
+/* clang-format on */
 
 /* What the counting threads share. */
 struct switch_run {
 	long target;
-	volatile long counter;      /* mode one and locked */
-	_Atomic int turn;           /* alternate: whose increment is next (0 or 1) */
+	volatile long counter; /* mode one and locked */
+	_Atomic int turn;      /* alternate: whose increment is next (0 or 1) */
 	long alternate_count;
 	pthread_mutex_t counter_lock; /* mode locked: the contended mutex */
 	pthread_mutex_t lock;         /* guards the switch counters below */
-	long nvcsw, nivcsw;         /* summed over the workers, under lock */
+	long nvcsw, nivcsw;           /* summed over the workers, under lock */
 };
 
 struct switch_worker {
@@ -160,12 +162,9 @@ static void *one_worker(void *arg)
 static long switchcost_default_count(int mode)
 {
 	switch (mode) {
-	case SWITCH_ONE:
-		return 20000000;
-	case SWITCH_ALTERNATE:
-		return 20000;
-	default:
-		return 1000000;
+	case SWITCH_ONE: return 20000000;
+	case SWITCH_ALTERNATE: return 20000;
+	default: return 1000000;
 	}
 }
 
@@ -183,15 +182,16 @@ struct switch_state {
 	int64_t every_ms;
 };
 
-static int switch_measure(void *state, const struct probe_window *w, int stop_fd,
-			  struct sample *s, char **err)
+static int switch_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
+			  char **err)
 {
 	struct switch_state *st = state;
 	struct switch_run *r = xcalloc(1, sizeof *r);
 	struct switch_worker wk[SWITCH_MAX_THREADS];
 	pthread_t tid[SWITCH_MAX_THREADS];
-	void *(*worker)(void *) = st->mode == SWITCH_ONE ? one_worker :
-				  st->mode == SWITCH_ALTERNATE ? alternate_worker : locked_worker;
+	void *(*worker)(void *) = st->mode == SWITCH_ONE         ? one_worker
+				  : st->mode == SWITCH_ALTERNATE ? alternate_worker
+								 : locked_worker;
 	long n = st->mode == SWITCH_ONE ? 1 : st->mode == SWITCH_ALTERNATE ? 2 : st->threads;
 	long started = 0;
 	int64_t t0, t1;
@@ -221,8 +221,8 @@ static int switch_measure(void *state, const struct probe_window *w, int stop_fd
 	if (rc != 0 || switch_counted(r, st->mode) != st->count) {
 		s->failed = true;
 		s->exit_code = rc;
-		*err = rc != 0 ? xasprintf("cannot start a counting thread: %s", strerror(rc)) :
-				 xasprintf("counted %ld, not %ld: the count is broken",
+		*err = rc != 0 ? xasprintf("cannot start a counting thread: %s", strerror(rc))
+			       : xasprintf("counted %ld, not %ld: the count is broken",
 					   switch_counted(r, st->mode), st->count);
 		rc = -1;
 	} else {
@@ -266,12 +266,12 @@ static void switch_describe(const void *config, char *buf, size_t len)
 
 	format_ms(cfg->every_ms, every, sizeof every);
 	if (cfg->mode == SWITCH_LOCKED)
-		snprintf(buf, len, "count to %ld with %ld threads under one mutex, every %s",
-			 count, cfg->threads, every);
+		snprintf(buf, len, "count to %ld with %ld threads under one mutex, every %s", count,
+			 cfg->threads, every);
 	else
 		snprintf(buf, len, "count to %ld %s, every %s", count,
-			 cfg->mode == SWITCH_ONE ? "with one thread" :
-						   "with two threads alternating",
+			 cfg->mode == SWITCH_ONE ? "with one thread"
+						 : "with two threads alternating",
 			 every);
 }
 

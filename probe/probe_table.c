@@ -19,16 +19,11 @@ extern const struct probe_ops probe_switchcost_ops;
 extern const struct probe_ops probe_ipclat_ops;
 
 const struct probe_ops *const probe_table[] = {
-	&probe_job_ops,
-	&probe_wakeup_ops,
-	&probe_fsync_ops,
-	&probe_launch_ops,
-	&probe_fault_ops,
-	&probe_spawn_ops,
-	&probe_ctxswitch_ops,
-	&probe_switchcost_ops,
-	&probe_ipclat_ops,
-	NULL,
+	&probe_job_ops,       &probe_wakeup_ops,
+	&probe_fsync_ops,     &probe_launch_ops,
+	&probe_fault_ops,     &probe_spawn_ops,
+	&probe_ctxswitch_ops, &probe_switchcost_ops,
+	&probe_ipclat_ops,    NULL,
 };
 
 const struct probe_ops *probe_find(const char *name)
@@ -45,7 +40,8 @@ void probe_names(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (size_t i = 0; probe_table[i] != NULL && used < len; i++) {
-		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", probe_table[i]->name);
+		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 probe_table[i]->name);
 
 		if (n < 0)
 			break;
@@ -59,8 +55,10 @@ void probe_print_all(FILE *fp)
 
 	probe_names(known, sizeof known);
 	fprintf(fp, "Every [probe NAME] section takes:\n");
-	fprintf(fp, "  type = NAME  the probe kind, one of: %s (default: the section's NAME "
-		    "when it is a kind)\n", known);
+	fprintf(fp,
+		"  type = NAME  the probe kind, one of: %s (default: the section's NAME "
+		"when it is a kind)\n",
+		known);
 	fprintf(fp, "A phase runs every probe unless it names some: probes = job, wakeup\n");
 	fprintf(fp, "The old [probe] section (no name) is the job probe, named job.\n");
 	for (size_t i = 0; probe_table[i] != NULL; i++) {

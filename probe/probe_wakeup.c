@@ -24,9 +24,9 @@ enum wakeup_policy { POLICY_OTHER, POLICY_FIFO };
 
 struct wakeup_config {
 	int64_t interval_ms;
-	int policy;        /* enum wakeup_policy */
-	long priority;     /* SCHED_FIFO priority */
-	long threads;      /* 0: one per CPU */
+	int policy;    /* enum wakeup_policy */
+	long priority; /* SCHED_FIFO priority */
+	long threads;  /* 0: one per CPU */
 };
 
 static int threads_parse(const char *value, void *dst, const char **err)
@@ -51,6 +51,7 @@ static int threads_parse(const char *value, void *dst, const char **err)
 
 static const char *const policy_choices[] = { "other", "fifo", NULL };
 
+/* clang-format off */
 static const struct option_def wakeup_options[] = {
 	{ "interval", OPT_DURATION, offsetof(struct wakeup_config, interval_ms), "1ms", 1, 1000,
 	  NULL, NULL, "the thread sleeps until the next multiple of this, as cyclictest -i" },
@@ -64,6 +65,7 @@ static const struct option_def wakeup_options[] = {
 	  threads_parse, "measuring threads: a number, or cpus (one pinned to each CPU)" },
 	{ NULL },
 };
+/* clang-format on */
 
 static int wakeup_check(const void *config, const char *file, int line, FILE *errs)
 {
@@ -232,7 +234,9 @@ static void wakeup_run(void *state, struct probe_ctx *c, const struct probe_wind
 		return;
 	ms = xcalloc((size_t)st->nthreads, sizeof *ms);
 	for (long i = 0; i < st->nthreads; i++) {
-		ms[i] = (struct measurer){ .st = st, .c = c, .w = w, .variant = (int)i, .pin = pin };
+		ms[i] = (struct measurer){
+			.st = st, .c = c, .w = w, .variant = (int)i, .pin = pin
+		};
 		if (i > 0 && pthread_create(&ms[i].thread, NULL, measure, &ms[i]) != 0) {
 			probe_complain(c, xasprintf("cannot start measuring thread %ld", i));
 			ms[i].st = NULL;

@@ -31,8 +31,8 @@ struct prober {
 	struct probe_env env;
 	int index;
 	int notify_fd;
-	int wake_fd;        /* eventfd: readable once prober_stop was called */
-	char *last_error;   /* the last problem logged, so repeats stay quiet */
+	int wake_fd;      /* eventfd: readable once prober_stop was called */
+	char *last_error; /* the last problem logged, so repeats stay quiet */
 	int64_t done_missed;
 
 	pthread_mutex_t lock;
@@ -90,12 +90,16 @@ void probe_emit_sample(struct probe_ctx *c, const struct sample *s)
 	prober_emit(ctx_prober(c), &m);
 }
 
-void probe_emit_hist(struct probe_ctx *c, int64_t phase_id, int variant, double t,
-		     double steal_pct, struct hist *h)
+void probe_emit_hist(struct probe_ctx *c, int64_t phase_id, int variant, double t, double steal_pct,
+		     struct hist *h)
 {
 	struct probe_msg m = {
-		.kind = PROBE_MSG_HIST, .variant = variant, .t = t, .steal_pct = steal_pct,
-		.s = { .phase_id = phase_id }, .hist = h,
+		.kind = PROBE_MSG_HIST,
+		.variant = variant,
+		.t = t,
+		.steal_pct = steal_pct,
+		.s = { .phase_id = phase_id },
+		.hist = h,
 	};
 
 	prober_emit(ctx_prober(c), &m);
@@ -169,8 +173,9 @@ void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t 
 
 	for (;;) {
 		int64_t now, next;
-		struct sample s = { .phase_id = w->phase_id, .seq = k, .missed = missed,
-				    .value = NAN };
+		struct sample s = {
+			.phase_id = w->phase_id, .seq = k, .missed = missed, .value = NAN
+		};
 		char *err = NULL;
 		int rc;
 

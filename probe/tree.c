@@ -36,8 +36,8 @@ static size_t rel_push(struct builder *b, const char *name)
 {
 	size_t old = b->rel_len;
 
-	b->rel_len += (size_t)snprintf(b->rel + old, sizeof b->rel - old, "%s%s",
-				       old ? "/" : "", name);
+	b->rel_len += (size_t)snprintf(b->rel + old, sizeof b->rel - old, "%s%s", old ? "/" : "",
+				       name);
 	return old;
 }
 
@@ -224,7 +224,8 @@ char *tree_ensure(const char *workdir, const struct tree_spec *spec, char **err)
 			goto fail;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			*err = xasprintf("refusing to use %s: it exists and is not a directory", path);
+			*err = xasprintf("refusing to use %s: it exists and is not a directory",
+					 path);
 			goto fail;
 		}
 		if (stamp_matches(wfd, name, fp)) {

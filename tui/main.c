@@ -35,7 +35,7 @@ struct args {
 	const char *db;
 	int64_t run;
 	double delay_s;
-	long count;  /* snapshots, 0: until quit */
+	long count; /* snapshots, 0: until quit */
 	bool batch;
 };
 
@@ -92,14 +92,10 @@ static void parse_args(int argc, char **argv, struct args *a)
 {
 	enum { OPT_DB = 256 };
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "run", required_argument, NULL, 'r' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "db", required_argument, NULL, OPT_DB }, { "run", required_argument, NULL, 'r' },
+		{ "delay", required_argument, NULL, 'd' }, { "batch", no_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' }, { "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
 	};
 	char *end;
 	long v;
@@ -108,13 +104,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 	a->delay_s = 1.0;
 	while ((c = getopt_long(argc, argv, "r:d:bn:Vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_DB:
-			a->db = optarg;
-			break;
+		case OPT_DB: a->db = optarg; break;
 		case 'r':
 			if (!parse_positive(optarg, &v))
 				usage_error("invalid run id '%s': expected a number from "
-					    "'loadctl runs'", optarg);
+					    "'loadctl runs'",
+					    optarg);
 			a->run = v;
 			break;
 		case 'd':
@@ -125,23 +120,16 @@ static void parse_args(int argc, char **argv, struct args *a)
 				usage_error("invalid delay '%s': expected seconds from 0.1 to 3600",
 					    optarg);
 			break;
-		case 'b':
-			a->batch = true;
-			break;
+		case 'b': a->batch = true; break;
 		case 'n':
 			if (!parse_positive(optarg, &a->count))
 				usage_error("invalid count '%s': expected a number of snapshots, "
-					    "1 or more", optarg);
+					    "1 or more",
+					    optarg);
 			break;
-		case 'V':
-			printf("loadtop %s\n", LOADD_VERSION);
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'loadtop --help'.\n");
-			exit(EXIT_USAGE);
+		case 'V': printf("loadtop %s\n", LOADD_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: fprintf(stderr, "Try 'loadtop --help'.\n"); exit(EXIT_USAGE);
 		}
 	}
 	if (optind < argc)
@@ -152,8 +140,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 static int first_read(struct source *src, struct snapshot *snap, const char *path, int64_t run)
 {
 	switch (source_read(src, snap)) {
-	case SOURCE_OK:
-		return 0;
+	case SOURCE_OK: return 0;
 	case SOURCE_NO_RUN:
 		fprintf(stderr, "loadtop: no run in %s yet; start one with loadd --profile quick\n",
 			path);
@@ -162,8 +149,7 @@ static int first_read(struct source *src, struct snapshot *snap, const char *pat
 		fprintf(stderr, "loadtop: no run %lld in %s ('loadctl runs' lists them)\n",
 			(long long)run, path);
 		return -1;
-	case SOURCE_ERROR:
-		break;
+	case SOURCE_ERROR: break;
 	}
 	fprintf(stderr, "loadtop: cannot read the run from %s\n", path);
 	return -1;
@@ -217,9 +203,7 @@ static void read_into(struct screen *scr, struct source *src, struct snapshot *s
 	char msg[256];
 
 	switch (source_read(src, snap)) {
-	case SOURCE_OK:
-		screen_set_status(scr, "");
-		break;
+	case SOURCE_OK: screen_set_status(scr, ""); break;
 	case SOURCE_NO_RUN:
 	case SOURCE_RUN_NOT_FOUND:
 		snprintf(msg, sizeof msg, "run %lld is no longer in the database",
@@ -310,7 +294,8 @@ int main(int argc, char **argv)
 
 	path = a.db ? xstrdup(a.db) : db_default_path();
 	if (stat(path, &sb) < 0 && errno == ENOENT) {
-		fprintf(stderr, "loadtop: no database at %s; start a run with loadd --profile quick\n",
+		fprintf(stderr,
+			"loadtop: no database at %s; start a run with loadd --profile quick\n",
 			path);
 		free(path);
 		return EXIT_FAILED;

@@ -7,8 +7,8 @@
 
 static enum tclass event_class(const char *kind)
 {
-	static const char *const bad[] = { "oom-kill", "error", "invalid", "stall", "enospc",
-					   "signal" };
+	static const char *const bad[] = { "oom-kill", "error",  "invalid",
+					   "stall",    "enospc", "signal" };
 	static const char *const warn[] = { "restart", "exit", "abort" };
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

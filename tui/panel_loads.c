@@ -5,8 +5,16 @@
 #include "view.h"
 
 /* Column starts: the whole table fits 80 columns. */
-enum { COL_TYPE = 12, COL_STATE = 20, COL_PROCS = 29, COL_RATE = 35, COL_CPU = 52,
-       COL_RESTARTS = 59, COL_ERRORS = 68, COL_STALL = 75 };
+enum {
+	COL_TYPE = 12,
+	COL_STATE = 20,
+	COL_PROCS = 29,
+	COL_RATE = 35,
+	COL_CPU = 52,
+	COL_RESTARTS = 59,
+	COL_ERRORS = 68,
+	COL_STALL = 75
+};
 
 static enum tclass state_class(enum load_state st)
 {
@@ -70,7 +78,8 @@ static void loads_update(const struct snapshot *s, struct text *t)
 		text_pad(t, COL_RESTARTS);
 		text_addf(t, l->restarts ? TC_WARN : TC_NORMAL, "%d", l->restarts);
 		text_pad(t, COL_ERRORS);
-		text_addf(t, l->errors ? TC_WARN : TC_NORMAL, "%llu", (unsigned long long)l->errors);
+		text_addf(t, l->errors ? TC_WARN : TC_NORMAL, "%llu",
+			  (unsigned long long)l->errors);
 		text_pad(t, COL_STALL);
 		text_add(t, l->stalled ? TC_BAD : TC_DIM, l->stalled ? "yes" : "-");
 	}

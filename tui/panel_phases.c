@@ -5,8 +5,16 @@
 
 #include "view.h"
 
-enum { COL_PHASE = 6, COL_N = 22, COL_MEDIAN = 28, COL_P95 = 39, COL_RATIO = 50, COL_MISSED = 57,
-       COL_FAILED = 64, COL_NOTE = 71 };
+enum {
+	COL_PHASE = 6,
+	COL_N = 22,
+	COL_MEDIAN = 28,
+	COL_P95 = 39,
+	COL_RATIO = 50,
+	COL_MISSED = 57,
+	COL_FAILED = 64,
+	COL_NOTE = 71
+};
 
 static void phases_update(const struct snapshot *s, struct text *t)
 {

@@ -21,13 +21,13 @@ chtype tclass_attr[TC_COUNT];
 
 struct slot {
 	const struct panel_ops *ops;
-	struct text cur;      /* built from the latest snapshot */
-	struct text shown;    /* what the window shows */
+	struct text cur;   /* built from the latest snapshot */
+	struct text shown; /* what the window shows */
 	WINDOW *win;
 	int y, rows;
-	size_t scroll;        /* lines of the list scrolled past */
-	bool follow;          /* a tail list stays at its end until scrolled up */
-	bool damaged;         /* must be drawn whatever its text */
+	size_t scroll; /* lines of the list scrolled past */
+	bool follow;   /* a tail list stays at its end until scrolled up */
+	bool damaged;  /* must be drawn whatever its text */
 	size_t shown_scroll;
 	bool shown_focus;
 };
@@ -35,12 +35,12 @@ struct slot {
 struct screen {
 	struct slot slots[PANELS_MAX];
 	size_t n;
-	size_t focus;         /* the list the arrows scroll */
+	size_t focus; /* the list the arrows scroll */
 	const struct snapshot *snap;
-	int cols, lines;      /* the size the text was built for */
+	int cols, lines; /* the size the text was built for */
 	bool laid_out;
 	bool too_small;
-	int small_cols, small_lines;  /* the size the message was drawn for */
+	int small_cols, small_lines; /* the size the message was drawn for */
 	bool help;
 	bool paused;
 	char status[256];
@@ -605,41 +605,23 @@ enum screen_action screen_wait_key(struct screen *scr, int ms)
 	}
 	switch (ch) {
 	case 'q':
-	case 'Q':
-		return ACT_QUIT;
+	case 'Q': return ACT_QUIT;
 	case 'p':
 	case 'P':
-	case ' ':
-		return ACT_PAUSE;
+	case ' ': return ACT_PAUSE;
 	case 'h':
 	case 'H':
-	case '?':
-		scr->help = true;
-		break;
+	case '?': scr->help = true; break;
 	case '\t':
-	case KEY_BTAB:
-		focus_next(scr);
-		break;
+	case KEY_BTAB: focus_next(scr); break;
 	case KEY_UP:
-	case 'k':
-		scroll_by(scr, -1);
-		break;
+	case 'k': scroll_by(scr, -1); break;
 	case KEY_DOWN:
-	case 'j':
-		scroll_by(scr, 1);
-		break;
-	case KEY_PPAGE:
-		scroll_by(scr, -page);
-		break;
-	case KEY_NPAGE:
-		scroll_by(scr, page);
-		break;
-	case KEY_HOME:
-		scroll_by(scr, -(long)sl->cur.n);
-		break;
-	case KEY_END:
-		scroll_by(scr, (long)sl->cur.n);
-		break;
+	case 'j': scroll_by(scr, 1); break;
+	case KEY_PPAGE: scroll_by(scr, -page); break;
+	case KEY_NPAGE: scroll_by(scr, page); break;
+	case KEY_HOME: scroll_by(scr, -(long)sl->cur.n); break;
+	case KEY_END: scroll_by(scr, (long)sl->cur.n); break;
 	case KEY_RESIZE:
 		/* The next render rebuilds the text for the new width. */
 		if (scr->help_win != NULL)
@@ -651,8 +633,7 @@ enum screen_action screen_wait_key(struct screen *scr, int ms)
 		clearok(curscr, TRUE);
 		damage_all(scr);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return ACT_NONE;
 }

@@ -25,8 +25,8 @@ struct phase_figures {
 
 struct source {
 	struct db *db;
-	int64_t want;     /* the run asked for; 0: the latest, following new ones */
-	int64_t run_id;   /* the run read last */
+	int64_t want;           /* the run asked for; 0: the latest, following new ones */
+	int64_t run_id;         /* the run read last */
 	struct profile profile; /* as stored with the run: phases, baseline */
 	enum { PROFILE_UNREAD, PROFILE_OK, PROFILE_BAD } profile_state;
 	/* The run's loads with their types and units, recorded with the run
@@ -37,7 +37,7 @@ struct source {
 	struct phase_figures *done;
 	size_t ndone;
 	int64_t data_version;
-	bool settled;     /* the last read saw a finished run */
+	bool settled; /* the last read saw a finished run */
 };
 
 struct source *source_new(struct db *db, int64_t run_id)
@@ -217,8 +217,9 @@ static bool loads_empty(const char *loads)
  * the nearest earlier round that has one. */
 static void ratios_fill(struct snapshot *s, const struct source *src)
 {
-	const struct phase_def *base_phase =
-		src->profile_state == PROFILE_OK ? profile_baseline(&src->profile) : NULL;
+	const struct phase_def *base_phase = src->profile_state == PROFILE_OK
+						     ? profile_baseline(&src->profile)
+						     : NULL;
 	const char *base = base_phase != NULL ? base_phase->name : NULL;
 
 	for (size_t i = 0; i < s->nphases; i++) {
@@ -305,12 +306,9 @@ static enum load_figure load_figure(const struct load_info *info, const struct l
 static char *load_unit(enum load_figure fig, const struct load_info *info)
 {
 	switch (fig) {
-	case FIGURE_BYTES:
-		return xstrdup("MiB/s");
-	case FIGURE_OPS:
-		return xasprintf("%s/s", info != NULL ? info->ops_unit : "ops");
-	default:
-		return xasprintf("%s/s", info != NULL ? info->cycle_unit : "cycles");
+	case FIGURE_BYTES: return xstrdup("MiB/s");
+	case FIGURE_OPS: return xasprintf("%s/s", info != NULL ? info->ops_unit : "ops");
+	default: return xasprintf("%s/s", info != NULL ? info->cycle_unit : "cycles");
 	}
 }
 

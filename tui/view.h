@@ -19,9 +19,9 @@
 
 enum tclass {
 	TC_NORMAL,
-	TC_TITLE,  /* a panel's name */
-	TC_HEAD,   /* column heads, labels */
-	TC_VALUE,  /* a figure worth the eye */
+	TC_TITLE, /* a panel's name */
+	TC_HEAD,  /* column heads, labels */
+	TC_VALUE, /* a figure worth the eye */
 	TC_GOOD,
 	TC_WARN,
 	TC_BAD,
@@ -31,8 +31,8 @@ enum tclass {
 };
 
 struct tline {
-	unsigned short len;   /* bytes used in s */
-	unsigned short cols;  /* terminal columns they take */
+	unsigned short len;  /* bytes used in s */
+	unsigned short cols; /* terminal columns they take */
 	char s[TLINE_BYTES];
 	unsigned char cls[TLINE_BYTES];
 };
@@ -40,8 +40,8 @@ struct tline {
 struct text {
 	struct tline *lines;
 	size_t n, cap;
-	size_t sticky;  /* leading lines that stay put while the rest scrolls */
-	int width;      /* columns a line may take */
+	size_t sticky; /* leading lines that stay put while the rest scrolls */
+	int width;     /* columns a line may take */
 };
 
 void text_reset(struct text *t, int width);
@@ -71,18 +71,18 @@ struct phase_view {
 	char *name;
 	char *loads;
 	char *invalid_reason;
-	char *weak;         /* what a load that fell short reached; "" when none */
+	char *weak; /* what a load that fell short reached; "" when none */
 	double started_at, probe_start, ended_at;
 	bool valid;
 	bool done;
-	size_t n;           /* successful jobs */
+	size_t n; /* successful jobs */
 	size_t failed;
 	int64_t missed;
-	double last_ms;     /* NaN before the first job */
+	double last_ms; /* NaN before the first job */
 	double median;
 	double p95;
-	double cpu_pct;     /* mean of the successful jobs' CPU% */
-	double ratio;       /* median / the baseline phase's median; NaN: unknown */
+	double cpu_pct; /* mean of the successful jobs' CPU% */
+	double ratio;   /* median / the baseline phase's median; NaN: unknown */
 };
 
 enum load_state { LOAD_STARTING, LOAD_RUNNING, LOAD_STALLED, LOAD_STOPPED };
@@ -90,15 +90,15 @@ enum load_state { LOAD_STARTING, LOAD_RUNNING, LOAD_STALLED, LOAD_STOPPED };
 /* One load of the shown phase, from its last two counter rows. */
 struct load_view {
 	char *name;
-	char *type;         /* as the run recorded the load; "" when it did not */
+	char *type; /* as the run recorded the load; "" when it did not */
 	enum load_state state;
 	int procs;
 	int restarts;
 	uint64_t errors;
 	bool stalled;
-	double rate;        /* per second in unit; NaN with fewer than two rows */
-	char *unit;         /* "MiB/s", or the loader's own ("passes/s"); "" when unknown */
-	double cpu_pct;     /* % of one core; NaN with fewer than two rows */
+	double rate;    /* per second in unit; NaN with fewer than two rows */
+	char *unit;     /* "MiB/s", or the loader's own ("passes/s"); "" when unknown */
+	double cpu_pct; /* % of one core; NaN with fewer than two rows */
 };
 
 struct hist;
@@ -107,37 +107,37 @@ struct hist;
 struct probe_line {
 	char *name;
 	char *type;
-	char *units;         /* of the figures below: ms for histograms and the job */
+	char *units; /* of the figures below: ms for histograms and the job */
 	bool histogram;
-	size_t n;            /* operations, or wake-ups */
+	size_t n; /* operations, or wake-ups */
 	size_t failed;
-	double last_ms;      /* sample probes: the newest; NaN before the first */
+	double last_ms; /* sample probes: the newest; NaN before the first */
 	double p50, p99, max;
-	double recent[RECENT_MAX];  /* the newest times, or each second's p99, oldest first */
+	double recent[RECENT_MAX]; /* the newest times, or each second's p99, oldest first */
 	bool recent_failed[RECENT_MAX];
 	size_t nrecent;
 	struct hist *hist_acc; /* while reading */
 };
 
 struct snapshot {
-	double now;             /* the instant shown: now while running, the end after */
+	double now; /* the instant shown: now while running, the end after */
 	struct run_row run;
-	size_t phases_per_round;  /* from the stored profile; 0 when unknown */
+	size_t phases_per_round; /* from the stored profile; 0 when unknown */
 	struct phase_view *phases;
 	size_t nphases;
-	long current;           /* index of the phase the probe and loads show; -1 none */
-	double recent[RECENT_MAX];  /* the current phase's last jobs, oldest first */
+	long current;              /* index of the phase the probe and loads show; -1 none */
+	double recent[RECENT_MAX]; /* the current phase's last jobs, oldest first */
 	bool recent_failed[RECENT_MAX];
 	size_t nrecent;
-	struct probe_line *probes;  /* the current phase's other probes */
+	struct probe_line *probes; /* the current phase's other probes */
 	size_t nprobes;
 	struct load_view *loads;
 	size_t nloads;
 	struct sys_sample sys;
 	bool have_sys;
-	struct event *events;   /* newest first */
+	struct event *events; /* newest first */
 	size_t nevents;
-	double last_data;       /* newest stamp in the database, for staleness */
+	double last_data; /* newest stamp in the database, for staleness */
 };
 
 void snapshot_free(struct snapshot *s);

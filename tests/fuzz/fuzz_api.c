@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	evhttp_clear_headers(&query);
 
-	reply = (struct api_reply){ .code = body[0] % 2 ? 200 : 400, .body = strdup(body),
+	reply = (struct api_reply){ .code = body[0] % 2 ? 200 : 400,
+				    .body = strdup(body),
 				    .len = strlen(body) };
 	doc = api_reply_json(&reply, &err);
 	json_decref(doc);

@@ -30,7 +30,7 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-#define RUN_MS 1000          /* how long each loader runs at least */
+#define RUN_MS 1000           /* how long each loader runs at least */
 #define MOVE_TIMEOUT_MS 20000 /* for the counters to move on a loaded machine */
 
 /* The smallest options of each loader: a few processes, a few MiB. */
@@ -47,8 +47,7 @@ static const struct {
 	{ "tree", { { "tree", "depth=1 fanout=2 files=2 size=1K" } } },
 };
 
-static void validate_smallest(const struct loader_ops *ops, struct load_def *def,
-			      struct kv *kvs)
+static void validate_smallest(const struct loader_ops *ops, struct load_def *def, struct kv *kvs)
 {
 	size_t n = 0, i;
 	char *msgs = NULL;
@@ -59,13 +58,14 @@ static void validate_smallest(const struct loader_ops *ops, struct load_def *def
 		if (strcmp(smallest[i].loader, ops->name) == 0)
 			break;
 	if (i == sizeof smallest / sizeof smallest[0])
-		fail_msg("loader %s has no smallest options in %s: add them", ops->name,
-			 __FILE__);
+		fail_msg("loader %s has no smallest options in %s: add them", ops->name, __FILE__);
 	for (; n < 4 && smallest[i].keys[n][0] != NULL; n++)
 		kvs[n] = (struct kv){ .key = (char *)smallest[i].keys[n][0],
-				      .value = (char *)smallest[i].keys[n][1], .line = 2 + (int)n };
-	*def = (struct load_def){ .name = "c", .line = 1, .type = (char *)ops->name,
-				  .kvs = kvs, .nkv = n };
+				      .value = (char *)smallest[i].keys[n][1],
+				      .line = 2 + (int)n };
+	*def = (struct load_def){
+		.name = "c", .line = 1, .type = (char *)ops->name, .kvs = kvs, .nkv = n
+	};
 	if (loader_validate(def, "conformance.conf", errs) != 0) {
 		fclose(errs);
 		fail_msg("%s: its smallest options are refused: %s", ops->name, msgs);
@@ -191,8 +191,12 @@ static void conforms(void **state)
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
 
-	struct loader_ctx ctx = { .name = "c", .config = def.config, .dir = dir,
-				  .cache_dir = cache_dir, .shm = shm, .event_fd = pipefd[1] };
+	struct loader_ctx ctx = { .name = "c",
+				  .config = def.config,
+				  .dir = dir,
+				  .cache_dir = cache_dir,
+				  .shm = shm,
+				  .event_fd = pipefd[1] };
 	pid = loader_spawn(ops, &ctx);
 	assert_true(pid > 0);
 	close(pipefd[1]);

@@ -49,11 +49,13 @@ int validate(const struct section *sec, struct load_def *def, char **msgs)
 	assert_non_null(errs);
 	for (; n < 3 && sec->keys[n][0] != NULL; n++)
 		kvs[n] = (struct kv){ .key = (char *)sec->keys[n][0],
-				      .value = (char *)(section_value ? section_value(sec->keys[n][1])
-							       : sec->keys[n][1]),
+				      .value = (char *)(section_value
+								? section_value(sec->keys[n][1])
+								: sec->keys[n][1]),
 				      .line = 11 + (int)n };
-	*def = (struct load_def){ .name = "x", .line = 10, .type = (char *)sec->type,
-				  .kvs = kvs, .nkv = n };
+	*def = (struct load_def){
+		.name = "x", .line = 10, .type = (char *)sec->type, .kvs = kvs, .nkv = n
+	};
 	problems = loader_validate(def, "t.conf", errs);
 	fclose(errs);
 	def->kvs = NULL;
@@ -99,8 +101,11 @@ void child_start(struct child_run *r, const struct load_def *def, const char *wo
 	r->pid = fork();
 	assert_true(r->pid >= 0);
 	if (r->pid == 0) {
-		struct loader_ctx ctx = { .name = "x", .config = def->config, .dir = r->dir,
-					  .shm = r->shm, .event_fd = pipefd[1] };
+		struct loader_ctx ctx = { .name = "x",
+					  .config = def->config,
+					  .dir = r->dir,
+					  .shm = r->shm,
+					  .event_fd = pipefd[1] };
 
 		setpgid(0, 0);
 		close(pipefd[0]);

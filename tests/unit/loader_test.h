@@ -37,9 +37,9 @@ void check_listed(const char *name, const char *cycle_unit, bool has_ops);
 
 struct child_run {
 	pid_t pid;
-	int events;   /* read end of the event pipe */
+	int events; /* read end of the event pipe */
 	struct loader_shm *shm;
-	char *dir;    /* the load's scratch dir, <workdir>/load-x */
+	char *dir; /* the load's scratch dir, <workdir>/load-x */
 	char *workdir;
 };
 

@@ -15,11 +15,11 @@
 
 #include "change.h"
 
-#define assert_near(got, want, eps)                                                   \
-	do {                                                                          \
-		double got_ = (got), want_ = (want);                                  \
-		if (!(fabs(got_ - want_) <= (eps)))                                   \
-			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+#define assert_near(got, want, eps)                                                                \
+	do {                                                                                       \
+		double got_ = (got), want_ = (want);                                               \
+		if (!(fabs(got_ - want_) <= (eps)))                                                \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);                       \
 	} while (0)
 
 static void test_verdict_rules(void **state)
@@ -29,7 +29,7 @@ static void test_verdict_rules(void **state)
 		enum change_verdict want;
 	} cases[] = {
 		{ 0.97, 1.03, CHANGE_EQUIVALENT },
-		{ 0.95, 1.05, CHANGE_EQUIVALENT },  /* the edges belong to the band */
+		{ 0.95, 1.05, CHANGE_EQUIVALENT }, /* the edges belong to the band */
 		{ 0.80, 0.94, CHANGE_LOWER },
 		{ 1.06, 1.30, CHANGE_HIGHER },
 		{ 0.90, 1.01, CHANGE_INCONCLUSIVE }, /* straddles -5% */
@@ -160,10 +160,10 @@ static void test_reproducible(void **state)
 
 /* How the simulated runs vary, in logs of the job time. */
 struct shape {
-	double round_sd; /* the offset each round draws */
-	double job_sd;   /* each job's own noise (the AR(1) process' marginal sd) */
-	double phi;      /* correlation of successive jobs */
-	double tail_p;   /* chance a job lands in the tail */
+	double round_sd;         /* the offset each round draws */
+	double job_sd;           /* each job's own noise (the AR(1) process' marginal sd) */
+	double phi;              /* correlation of successive jobs */
+	double tail_p;           /* chance a job lands in the tail */
 	double tail_mu, tail_sd; /* ... and by how much it is slower, lognormally */
 };
 

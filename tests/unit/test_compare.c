@@ -15,11 +15,11 @@
 #define EPS 1e-6
 #define MAXN 16
 
-#define assert_near(got, want, eps)                                                   \
-	do {                                                                          \
-		double got_ = (got), want_ = (want);                                  \
-		if (!(fabs(got_ - want_) <= (eps)))                                   \
-			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+#define assert_near(got, want, eps)                                                                \
+	do {                                                                                       \
+		double got_ = (got), want_ = (want);                                               \
+		if (!(fabs(got_ - want_) <= (eps)))                                                \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);                       \
 	} while (0)
 
 struct mw_case {
@@ -41,26 +41,61 @@ static const struct mw_case cases[] = {
 	 * take 3 * (2^3 - 2) = 18 off: var = 36/12 * (13 - 18/(12*11)) = 38.5909,
 	 * sd 6.21216; z = (34 - 18 - 0.5) / 6.21216 = 2.49511, two-sided
 	 * p = erfc(2.49511 / sqrt 2) = 0.012592: B is slower. */
-	{ "textbook, with ties", { 3, 4, 2, 6, 2, 5 }, 6, { 9, 7, 5, 10, 6, 8 }, 6, 34,
-	  2.49510711, 0.01259191, 1 },
-	{ "the same, the other way round", { 9, 7, 5, 10, 6, 8 }, 6, { 3, 4, 2, 6, 2, 5 }, 6, 2,
-	  -2.49510711, 0.01259191, -1 },
+	{ "textbook, with ties",
+	  { 3, 4, 2, 6, 2, 5 },
+	  6,
+	  { 9, 7, 5, 10, 6, 8 },
+	  6,
+	  34,
+	  2.49510711,
+	  0.01259191,
+	  1 },
+	{ "the same, the other way round",
+	  { 9, 7, 5, 10, 6, 8 },
+	  6,
+	  { 3, 4, 2, 6, 2, 5 },
+	  6,
+	  2,
+	  -2.49510711,
+	  0.01259191,
+	  -1 },
 	/* U = 64 of 64 pairs; var = 64/12 * 17, z = 31.5 / 9.5219 */
-	{ "clearly apart", { 1, 2, 3, 4, 5, 6, 7, 8 }, 8, { 11, 12, 13, 14, 15, 16, 17, 18 }, 8,
-	  64, 3.30816170, 0.00093911, 1 },
+	{ "clearly apart",
+	  { 1, 2, 3, 4, 5, 6, 7, 8 },
+	  8,
+	  { 11, 12, 13, 14, 15, 16, 17, 18 },
+	  8,
+	  64,
+	  3.30816170,
+	  0.00093911,
+	  1 },
 	{ "identical sets", { 1, 2, 3, 4, 5 }, 5, { 1, 2, 3, 4, 5 }, 5, 12.5, 0, 1, 0 },
 	/* every value tied: the variance is 0 and nothing differs */
 	{ "constant", { 5, 5, 5 }, 3, { 5, 5 }, 2, 3, 0, 1, 0 },
 	/* B's mean is 35 times A's, its typical job the same: no change. */
-	{ "one huge outlier", { 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 }, 10,
-	  { 10, 11, 12, 13, 14, 15, 16, 17, 18, 5000 }, 10, 50.5, 0, 1, 0 },
+	{ "one huge outlier",
+	  { 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 },
+	  10,
+	  { 10, 11, 12, 13, 14, 15, 16, 17, 18, 5000 },
+	  10,
+	  50.5,
+	  0,
+	  1,
+	  0 },
 	/* Completely apart, yet two jobs each cannot show it (exact p = 1/3):
 	 * var = 4/12 * 5, z = 1.5 / 1.29099 */
 	{ "two jobs each", { 1, 2 }, 2, { 3, 4 }, 2, 4, 1.16189500, 0.24527812, 0 },
 	/* four each, apart: the smallest sets that can (exact p = 2/70) */
 	{ "four jobs each", { 1, 2, 3, 4 }, 4, { 5, 6, 7, 8 }, 4, 16, 2.16506351, 0.03038282, 1 },
-	{ "one against many", { 100 }, 1, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, 12, 0,
-	  -1.46993683, 0.14157886, 0 },
+	{ "one against many",
+	  { 100 },
+	  1,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
+	  12,
+	  0,
+	  -1.46993683,
+	  0.14157886,
+	  0 },
 };
 
 static void test_mann_whitney(void **state)

@@ -65,11 +65,13 @@ static void test_plans(void **state)
 				many[c] = c;
 			assert_int_equal(cpu_layout_plan(cases[i].procs, cases[i].tokens,
 							 cases[i].pin, many, 1024, &layout, err,
-							 sizeof err), 0);
+							 sizeof err),
+					 0);
 		} else {
 			assert_int_equal(cpu_layout_plan(cases[i].procs, cases[i].tokens,
-							 cases[i].pin, cases[i].cpus, cases[i].ncpus,
-							 &layout, err, sizeof err), 0);
+							 cases[i].pin, cases[i].cpus,
+							 cases[i].ncpus, &layout, err, sizeof err),
+					 0);
 		}
 		if (layout.procs != cases[i].want_procs || layout.tokens != cases[i].want_tokens ||
 		    layout.nrings != cases[i].want_rings)
@@ -83,7 +85,8 @@ static void test_plans(void **state)
 			assert_true(ring->tokens >= 1 && ring->tokens < ring->members);
 			members += ring->members;
 			if (r < MAXRINGS && cases[i].ring[r][0] != 0 &&
-			    (ring->members != cases[i].ring[r][0] || ring->tokens != cases[i].ring[r][1] ||
+			    (ring->members != cases[i].ring[r][0] ||
+			     ring->tokens != cases[i].ring[r][1] ||
 			     ring->cpu != cases[i].ring[r][2]))
 				fail_msg("case %zu ring %ld: %ld members, %ld tokens, cpu %d", i, r,
 					 ring->members, ring->tokens, ring->cpu);
@@ -103,7 +106,8 @@ static void test_refusals(void **state)
 		char err[200] = "";
 
 		assert_int_equal(cpu_layout_plan(cases[i][0], cases[i][1], true, cpus, 2, &layout,
-						 err, sizeof err), -1);
+						 err, sizeof err),
+				 -1);
 		assert_non_null(strstr(err, "needs more members"));
 	}
 }

@@ -37,15 +37,9 @@ static char *write_record(const struct field *f, size_t n)
 	csv_init(&c, fp);
 	for (i = 0; i < n; i++) {
 		switch (f[i].kind) {
-		case STR:
-			csv_str(&c, f[i].s);
-			break;
-		case INT:
-			csv_int(&c, f[i].i);
-			break;
-		case DBL:
-			csv_double(&c, f[i].d);
-			break;
+		case STR: csv_str(&c, f[i].s); break;
+		case INT: csv_int(&c, f[i].i); break;
+		case DBL: csv_double(&c, f[i].d); break;
 		}
 	}
 	csv_end_record(&c);

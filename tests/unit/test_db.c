@@ -20,11 +20,11 @@
 
 #include "db.h"
 
-#define assert_near(got, want, eps)                                                   \
-	do {                                                                          \
-		double got_ = (got), want_ = (want);                                  \
-		if (!(fabs(got_ - want_) <= (eps)))                                   \
-			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+#define assert_near(got, want, eps)                                                                \
+	do {                                                                                       \
+		double got_ = (got), want_ = (want);                                               \
+		if (!(fabs(got_ - want_) <= (eps)))                                                \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);                       \
 	} while (0)
 
 struct fixture {
@@ -181,10 +181,19 @@ static int64_t write_run(struct db *db, int64_t *phase_ids)
 			 0);
 
 	struct sys_sample sys = {
-		.phase_id = phase_ids[1], .t = 1700000035.0, .cpu_busy_pct = 99.5,
-		.ctxt_per_s = 12345, .load1 = 2.5, .mem_available = 20ULL << 30, .swap_used = 0,
-		.psi_cpu_some = 42.5, .psi_cpu_full = 0, .psi_mem_some = NAN, .psi_mem_full = NAN,
-		.psi_io_some = 1.25, .psi_io_full = 0.5,
+		.phase_id = phase_ids[1],
+		.t = 1700000035.0,
+		.cpu_busy_pct = 99.5,
+		.ctxt_per_s = 12345,
+		.load1 = 2.5,
+		.mem_available = 20ULL << 30,
+		.swap_used = 0,
+		.psi_cpu_some = 42.5,
+		.psi_cpu_full = 0,
+		.psi_mem_some = NAN,
+		.psi_mem_full = NAN,
+		.psi_io_some = 1.25,
+		.psi_io_full = 0.5,
 	};
 	assert_int_equal(db_sys_sample_insert(db, run, &sys), 0);
 	sys.phase_id = 0; /* between phases */
@@ -192,9 +201,18 @@ static int64_t write_run(struct db *db, int64_t *phase_ids)
 	assert_int_equal(db_sys_sample_insert(db, run, &sys), 0);
 
 	struct loader_sample ls = {
-		.phase_id = phase_ids[1], .load = "cpu", .t = 1700000034.0, .cycles = 1000,
-		.bytes = 0, .ops = 5, .errors = 0, .cpu_ms = 500.5, .procs = 8, .restarts = 0,
-		.running = true, .stalled = false,
+		.phase_id = phase_ids[1],
+		.load = "cpu",
+		.t = 1700000034.0,
+		.cycles = 1000,
+		.bytes = 0,
+		.ops = 5,
+		.errors = 0,
+		.cpu_ms = 500.5,
+		.procs = 8,
+		.restarts = 0,
+		.running = true,
+		.stalled = false,
 	};
 	assert_int_equal(db_loader_sample_insert(db, run, &ls), 0);
 	ls.load = "mem";
@@ -208,10 +226,16 @@ static int64_t write_run(struct db *db, int64_t *phase_ids)
 	ls.stalled = false;
 	assert_int_equal(db_loader_sample_insert(db, run, &ls), 0);
 
-	struct event ev = { .phase_id = phase_ids[1], .t = 1700000040.0, .load = "mem",
-			    .kind = "stall", .message = "no progress for 10s" };
+	struct event ev = { .phase_id = phase_ids[1],
+			    .t = 1700000040.0,
+			    .load = "mem",
+			    .kind = "stall",
+			    .message = "no progress for 10s" };
 	assert_int_equal(db_event_insert(db, run, &ev), 0);
-	ev = (struct event){ .phase_id = 0, .t = 1700000041.0, .load = NULL, .kind = "error",
+	ev = (struct event){ .phase_id = 0,
+			     .t = 1700000041.0,
+			     .load = NULL,
+			     .kind = "error",
 			     .message = "something, with \"quotes\"" };
 	assert_int_equal(db_event_insert(db, run, &ev), 0);
 	return run;

@@ -19,7 +19,7 @@ static void test_parse(void **state)
 	static const struct {
 		const char *text;
 		int nterms;
-		enum expect_metric metric;  /* of the first term */
+		enum expect_metric metric; /* of the first term */
 		const char *op;
 		double value;
 	} cases[] = {

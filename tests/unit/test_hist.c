@@ -120,8 +120,9 @@ static void test_decode_refuses(void **state)
 		{ "bucket twice", { 0x01, 0x01, 0x00, 0x01 }, 4 },
 		{ "past the last bucket", { 0xff, 0x7f, 0x01 }, 3 },
 		{ "count over 32 bits", { 0x01, 0x80, 0x80, 0x80, 0x80, 0x10 }, 6 },
-		{ "endless varint", { 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				       0xff, 0x01 }, 12 },
+		{ "endless varint",
+		  { 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 },
+		  12 },
 	};
 	struct hist *h = hist_new();
 
@@ -136,10 +137,8 @@ static void test_decode_refuses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket_error),
-		cmocka_unit_test(test_percentiles),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_bucket_error),   cmocka_unit_test(test_percentiles),
+		cmocka_unit_test(test_merge),          cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_decode_refuses),
 	};
 

@@ -15,13 +15,13 @@
 #include "html.h"
 
 /* What f wrote into a memory stream, malloc'd. */
-#define CAPTURE(buf, call)                                                                   \
-	do {                                                                                 \
-		size_t len_ = 0;                                                             \
-		FILE *fp = open_memstream(&(buf), &len_);                                    \
-		assert_non_null(fp);                                                         \
-		call;                                                                        \
-		fclose(fp);                                                                  \
+#define CAPTURE(buf, call)                                                                         \
+	do {                                                                                       \
+		size_t len_ = 0;                                                                   \
+		FILE *fp = open_memstream(&(buf), &len_);                                          \
+		assert_non_null(fp);                                                               \
+		call;                                                                              \
+		fclose(fp);                                                                        \
 	} while (0)
 
 static void test_text_escapes(void **state)

@@ -40,7 +40,8 @@ static int loadfiles_make(void **state)
 	fp = fopen(loadfile_climbs, "w");
 	assert_non_null(fp);
 	fputs("0 NTCreateX \"\\clients\\client1\\ok.doc\" 0x1 0x0 0x0 0\n"
-	      "0 NTCreateX \"\\..\\..\\escaped\" 0x1 0x0 0x0 0\n", fp);
+	      "0 NTCreateX \"\\..\\..\\escaped\" 0x1 0x0 0x0 0\n",
+	      fp);
 	fclose(fp);
 	return 0;
 }
@@ -94,7 +95,8 @@ static void test_valid_sections(void **state)
 {
 	static const struct section cases[] = {
 		{ "fs", { { "loadfile", LOADFILE_EMPTY } } },
-		{ "fs", { { "clients", "1" }, { "runtime", "3s" }, { "loadfile", LOADFILE_EMPTY } } },
+		{ "fs",
+		  { { "clients", "1" }, { "runtime", "3s" }, { "loadfile", LOADFILE_EMPTY } } },
 	};
 	char *bin, *saved = path_with_fake_dbench(&bin);
 
@@ -104,7 +106,8 @@ static void test_valid_sections(void **state)
 		int problems = validate(&cases[i], &def, &msgs);
 
 		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems, msgs);
+			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
+				 msgs);
 		assert_non_null(def.config);
 		release(&def);
 		free(msgs);
@@ -129,7 +132,8 @@ static void test_refused_sections(void **state)
 		{ { "fs", { { "clients", "2" }, { "loadfile", "/nonexistent/client.txt" } } },
 		  "t.conf:12: loadfile: cannot read /nonexistent/client.txt: No such file or "
 		  "directory\n" },
-		{ { "fs", { { "clients", "2" }, { "loadfile", LOADFILE_CLIMBS } } }, "t.conf:12: loadfile " },
+		{ { "fs", { { "clients", "2" }, { "loadfile", LOADFILE_CLIMBS } } },
+		  "t.conf:12: loadfile " },
 		{ { "fs", { { "threads", "2" } } }, "t.conf:11:" },
 	};
 	char *bin, *saved = path_with_fake_dbench(&bin);
@@ -142,7 +146,8 @@ static void test_refused_sections(void **state)
 		if (problems == 0)
 			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
 		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message, msgs);
+			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
+				 msgs);
 		assert_null(def.config);
 		free(msgs);
 	}
@@ -227,8 +232,9 @@ static void test_fs_runs(void **state)
 	path = xasprintf("%s:%s", bin, saved);
 	setenv("PATH", path, 1);
 
-	struct section sec = { "fs", { { "clients", "2" }, { "runtime", "3s" },
-				      { "loadfile", LOADFILE_EMPTY } } };
+	struct section sec = {
+		"fs", { { "clients", "2" }, { "runtime", "3s" }, { "loadfile", LOADFILE_EMPTY } }
+	};
 	assert_int_equal(validate(&sec, &def, &msgs), 0);
 	free(msgs);
 	child_start(&r, &def, work);
@@ -308,12 +314,9 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_listed),
-		cmocka_unit_test(test_valid_sections),
-		cmocka_unit_test(test_refused_sections),
-		cmocka_unit_test(test_programs_on_path),
-		cmocka_unit_test(test_fs_runs),
-		cmocka_unit_test(test_exec_output_escaped),
+		cmocka_unit_test(test_listed),           cmocka_unit_test(test_valid_sections),
+		cmocka_unit_test(test_refused_sections), cmocka_unit_test(test_programs_on_path),
+		cmocka_unit_test(test_fs_runs),          cmocka_unit_test(test_exec_output_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, loadfiles_remove);

@@ -48,7 +48,8 @@ static void test_valid_sections(void **state)
 		int problems = validate(&cases[i], &def, &msgs);
 
 		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems, msgs);
+			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
+				 msgs);
 		assert_non_null(def.config);
 		release(&def);
 		free(msgs);
@@ -79,7 +80,8 @@ static void test_refused_sections(void **state)
 		if (problems == 0)
 			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
 		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message, msgs);
+			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
+				 msgs);
 		assert_null(def.config);
 		free(msgs);
 	}
@@ -130,17 +132,18 @@ static void test_client_counts_broken_replies(void **state)
 	} cases[] = {
 		{ "truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123", false,
 		  "transfer closed" },
-		{ "short body, no length", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n01234", false,
-		  "a body of 5 bytes, expected 10" },
+		{ "short body, no length", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n01234",
+		  false, "a body of 5 bytes, expected 10" },
 		{ "long body", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n0123456789ab", false,
 		  "a body of 12 bytes, expected 10" },
-		{ "server error", "HTTP/1.1 500 Oops\r\nContent-Length: 10\r\n\r\n0123456789", false,
-		  "HTTP status 500" },
+		{ "server error", "HTTP/1.1 500 Oops\r\nContent-Length: 10\r\n\r\n0123456789",
+		  false, "HTTP status 500" },
 		{ "not found", "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false,
 		  "HTTP status 404" },
 		{ "not HTTP", "SSH-2.0-OpenSSH_9.2\r\n", false, "" },
 		{ "closed at once", "", false, "" },
-		{ "whole body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", true, NULL },
+		{ "whole body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", true,
+		  NULL },
 	};
 	struct loader_shm *shm = shm_new();
 	uint64_t errors = 0, transfers = 0;
@@ -237,8 +240,10 @@ static void test_net_runs(void **state)
 	};
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct section sec = { "net", { { "clients", "2" }, { "file_size", "64K" },
-						{ "keepalive", cases[i].keepalive } } };
+		struct section sec = { "net",
+				       { { "clients", "2" },
+					 { "file_size", "64K" },
+					 { "keepalive", cases[i].keepalive } } };
 		char *work = make_temp_dir(), *msgs, *events;
 		struct child_run r;
 		struct load_def def;

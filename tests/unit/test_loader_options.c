@@ -36,9 +36,13 @@ static int validate(const struct section *sec, struct load_def *def, char **msgs
 	assert_non_null(errs);
 	for (; n < MAXKEYS && sec->keys[n][0] != NULL; n++)
 		kvs[n] = (struct kv){ .key = (char *)sec->keys[n][0],
-				      .value = (char *)sec->keys[n][1], .line = 21 + (int)n };
-	*def = (struct load_def){ .name = (char *)(sec->name ? sec->name : "ring"), .line = 20,
-				  .type = (char *)sec->type, .kvs = kvs, .nkv = n };
+				      .value = (char *)sec->keys[n][1],
+				      .line = 21 + (int)n };
+	*def = (struct load_def){ .name = (char *)(sec->name ? sec->name : "ring"),
+				  .line = 20,
+				  .type = (char *)sec->type,
+				  .kvs = kvs,
+				  .nkv = n };
 	problems = loader_validate(def, "cpu.conf", errs);
 	fclose(errs);
 	def->kvs = NULL;
@@ -71,8 +75,8 @@ static long field_long(const struct load_def *def, const char *key)
 
 static const char *field_enum(const struct load_def *def, const char *key)
 {
-	const struct option_def *opt = options_find(((const struct loader_ops *)def->loader)->options,
-						    key);
+	const struct option_def *opt = options_find(
+		((const struct loader_ops *)def->loader)->options, key);
 
 	return opt->choices[*(const int *)field(def, key)];
 }
@@ -120,16 +124,46 @@ static void test_values_that_pass(void **state)
 	} cases[] = {
 		{ { .type = "cpu", .keys = { { "procs", "2" } } }, 2, 0, 0, "process", 0, 10000 },
 		{ { .type = "cpu", .keys = { { "procs", "auto" }, { "tokens", "auto" } } },
-		  0, 0, 0, "process", 0, 10000 },
+		  0,
+		  0,
+		  0,
+		  "process",
+		  0,
+		  10000 },
 		{ { .type = "cpu", .keys = { { "procs", "4096" }, { "tokens", "4095" } } },
-		  4096, 4095, 0, "process", 0, 10000 },
+		  4096,
+		  4095,
+		  0,
+		  "process",
+		  0,
+		  10000 },
 		{ { .type = "cpu",
-		    .keys = { { "procs", "64" }, { "tokens", "3" }, { "size", "64K" },
-			      { "mode", "thread" }, { "nice", "19" }, { "stall", "2s" } } },
-		  64, 3, 65536, "thread", 19, 2000 },
+		    .keys = { { "procs", "64" },
+			      { "tokens", "3" },
+			      { "size", "64K" },
+			      { "mode", "thread" },
+			      { "nice", "19" },
+			      { "stall", "2s" } } },
+		  64,
+		  3,
+		  65536,
+		  "thread",
+		  19,
+		  2000 },
 		{ { .type = "cpu", .keys = { { "size", "64M" }, { "stall", "1h" } } },
-		  0, 0, 64ULL << 20, "process", 0, 3600000 },
-		{ { .type = "cpu", .keys = { { "nice", "-20" } } }, 0, 0, 0, "process", -20, 10000 },
+		  0,
+		  0,
+		  64ULL << 20,
+		  "process",
+		  0,
+		  3600000 },
+		{ { .type = "cpu", .keys = { { "nice", "-20" } } },
+		  0,
+		  0,
+		  0,
+		  "process",
+		  -20,
+		  10000 },
 	};
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
@@ -158,30 +192,43 @@ static void test_values_refused(void **state)
 {
 	static const struct {
 		struct section sec;
-		const char *where;   /* "cpu.conf:LINE:" */
-		const char *says;    /* a part of the message */
+		const char *where; /* "cpu.conf:LINE:" */
+		const char *says;  /* a part of the message */
 	} cases[] = {
 		{ { .type = "cpu", .keys = { { "procs", "1" } } }, "cpu.conf:21:", "out of range" },
 		{ { .type = "cpu", .keys = { { "procs", "4097" } } }, "cpu.conf:21:", "2..4096" },
-		{ { .type = "cpu", .keys = { { "procs", "many" } } }, "cpu.conf:21:",
+		{ { .type = "cpu", .keys = { { "procs", "many" } } },
+		  "cpu.conf:21:",
 		  "expected a number or auto" },
-		{ { .type = "cpu", .keys = { { "tokens", "4095" } } }, "cpu.conf:21:",
+		{ { .type = "cpu", .keys = { { "tokens", "4095" } } },
+		  "cpu.conf:21:",
 		  "needs more members" },
 		{ { .type = "cpu", .keys = { { "work", "-1" } } }, "cpu.conf:21:", "out of range" },
-		{ { .type = "cpu", .keys = { { "tokens", "0" } } }, "cpu.conf:21:", "out of range" },
-		{ { .type = "cpu", .keys = { { "procs", "4" }, { "tokens", "4" } } }, "cpu.conf:22:",
+		{ { .type = "cpu", .keys = { { "tokens", "0" } } },
+		  "cpu.conf:21:",
+		  "out of range" },
+		{ { .type = "cpu", .keys = { { "procs", "4" }, { "tokens", "4" } } },
+		  "cpu.conf:22:",
 		  "tokens = 4 needs more members" },
-		{ { .type = "cpu", .keys = { { "size", "65M" } } }, "cpu.conf:21:", "out of range" },
-		{ { .type = "cpu", .keys = { { "size", "10%" } } }, "cpu.conf:21:",
+		{ { .type = "cpu", .keys = { { "size", "65M" } } },
+		  "cpu.conf:21:",
+		  "out of range" },
+		{ { .type = "cpu", .keys = { { "size", "10%" } } },
+		  "cpu.conf:21:",
 		  "working set in bytes" },
-		{ { .type = "cpu", .keys = { { "size", "lots" } } }, "cpu.conf:21:", "invalid size" },
-		{ { .type = "cpu", .keys = { { "mode", "fiber" } } }, "cpu.conf:21:",
+		{ { .type = "cpu", .keys = { { "size", "lots" } } },
+		  "cpu.conf:21:",
+		  "invalid size" },
+		{ { .type = "cpu", .keys = { { "mode", "fiber" } } },
+		  "cpu.conf:21:",
 		  "expected process or thread" },
 		{ { .type = "cpu", .keys = { { "nice", "20" } } }, "cpu.conf:21:", "-20..19" },
 		{ { .type = "cpu", .keys = { { "stall", "0" } } }, "cpu.conf:21:", "out of range" },
-		{ { .type = "cpu", .keys = { { "stall", "soon" } } }, "cpu.conf:21:",
+		{ { .type = "cpu", .keys = { { "stall", "soon" } } },
+		  "cpu.conf:21:",
 		  "invalid duration" },
-		{ { .type = "cpu", .keys = { { "procs", "8" }, { "prosc", "8" } } }, "cpu.conf:22:",
+		{ { .type = "cpu", .keys = { { "procs", "8" }, { "prosc", "8" } } },
+		  "cpu.conf:22:",
 		  "unknown key 'prosc' in [load ring]; did you mean 'procs'?" },
 		{ { .type = "gpu" }, "cpu.conf:20:", "unknown load type 'gpu'; known: cpu" },
 		{ { .name = "a/b", .type = "cpu" }, "cpu.conf:20:", "load name 'a/b'" },
@@ -194,8 +241,8 @@ static void test_values_refused(void **state)
 		assert_int_equal(validate(&cases[i].sec, &def, &msgs), 1);
 		if (strncmp(msgs, cases[i].where, strlen(cases[i].where)) != 0 ||
 		    strstr(msgs, cases[i].says) == NULL)
-			fail_msg("case %zu: expected \"%s ...%s...\", got \"%s\"", i, cases[i].where,
-				 cases[i].says, msgs);
+			fail_msg("case %zu: expected \"%s ...%s...\", got \"%s\"", i,
+				 cases[i].where, cases[i].says, msgs);
 		/* A refused section keeps no config behind. */
 		assert_null(def.loader);
 		assert_null(def.config);
@@ -223,8 +270,18 @@ static void test_negative_nice_needs_root(void **state)
 static void test_list_loaders(void **state)
 {
 	static const char *const expected[] = {
-		"type = (required)", "stall = 10s", "\ncpu: ", "procs = auto", "2..4096",
-		"tokens = auto", "pin = yes", "work = 10", "size = 0", "mode = process", "one of: process, thread", "nice = 0",
+		"type = (required)",
+		"stall = 10s",
+		"\ncpu: ",
+		"procs = auto",
+		"2..4096",
+		"tokens = auto",
+		"pin = yes",
+		"work = 10",
+		"size = 0",
+		"mode = process",
+		"one of: process, thread",
+		"nice = 0",
 		"counts: trips, passes",
 	};
 	char *text = NULL;
@@ -244,8 +301,11 @@ static void test_list_loaders(void **state)
 static void test_describe(void **state)
 {
 	struct section sec = { .type = "cpu",
-			       .keys = { { "procs", "16" }, { "tokens", "2" }, { "size", "64K" },
-					 { "mode", "thread" }, { "pin", "no" } } };
+			       .keys = { { "procs", "16" },
+					 { "tokens", "2" },
+					 { "size", "64K" },
+					 { "mode", "thread" },
+					 { "pin", "no" } } };
 	const struct loader_ops *ops = loader_find("cpu");
 	struct load_def def;
 	char *msgs, what[256];
@@ -253,7 +313,7 @@ static void test_describe(void **state)
 	assert_int_equal(validate(&sec, &def, &msgs), 0);
 	ops->describe(def.config, what, sizeof what);
 	assert_string_equal(what, "16 threads in a ring, 2 tokens, 64 KiB working set each, "
-			    "10 us of work per pass");
+				  "10 us of work per pass");
 	release(&def);
 	free(msgs);
 }

@@ -42,9 +42,11 @@ static int validate(const struct section *sec, struct load_def *def, char **msgs
 	assert_non_null(errs);
 	for (; n < 4 && sec->keys[n][0] != NULL; n++)
 		kvs[n] = (struct kv){ .key = (char *)sec->keys[n][0],
-				      .value = (char *)sec->keys[n][1], .line = 11 + (int)n };
-	*def = (struct load_def){ .name = "x", .line = 10, .type = (char *)sec->type,
-				  .kvs = kvs, .nkv = n };
+				      .value = (char *)sec->keys[n][1],
+				      .line = 11 + (int)n };
+	*def = (struct load_def){
+		.name = "x", .line = 10, .type = (char *)sec->type, .kvs = kvs, .nkv = n
+	};
 	problems = loader_validate(def, "t.conf", errs);
 	fclose(errs);
 	def->kvs = NULL;
@@ -94,7 +96,7 @@ static void test_valid_sizes(void **state)
 		const char *key;
 		uint64_t bytes;
 	} cases[] = {
-		{ { "memory", { { NULL } } }, "size", 4 * GiB },           /* default 50% */
+		{ { "memory", { { NULL } } }, "size", 4 * GiB }, /* default 50% */
 		{ { "memory", { { "size", "2G" } } }, "size", 2 * GiB },
 		{ { "memory", { { "size", "64M" } } }, "size", 64 * MiB },
 		{ { "memory", { { "size", "2M" } } }, "size", 2 * MiB },
@@ -103,14 +105,14 @@ static void test_valid_sizes(void **state)
 		{ { "memory", { { "size", "ram - 1G" } } }, "size", 7 * GiB },
 		{ { "memory", { { "size", "ram" } } }, "size", 8 * GiB },
 		{ { "memory", { { "size", "1.5G" } } }, "size", 3 * GiB / 2 },
-		{ { "write", { { NULL } } }, "size", 8 * GiB },            /* default ram */
+		{ { "write", { { NULL } } }, "size", 8 * GiB }, /* default ram */
 		{ { "write", { { NULL } } }, "block", 1 * MiB },
 		{ { "write", { { NULL } } }, "reserve", 1 * GiB },
 		{ { "write", { { "size", "16M" }, { "block", "64K" } } }, "block", 64 * KiB },
 		{ { "write", { { "size", "swap+1G" } } }, "size", 3 * GiB },
 		{ { "write", { { "reserve", "0" } } }, "reserve", 0 },
 		{ { "write", { { "fsync", "yes" }, { "block", "64M" } } }, "block", 64 * MiB },
-		{ { "read", { { NULL } } }, "size", 8 * GiB },             /* default ram */
+		{ { "read", { { NULL } } }, "size", 8 * GiB }, /* default ram */
 		{ { "read", { { "size", "512M" }, { "cache", "keep" } } }, "size", 512 * MiB },
 		{ { "read", { { "size", "25%" }, { "cache", "drop" } } }, "size", 2 * GiB },
 		{ { "read", { { "block", "4K" } } }, "block", 4 * KiB },
@@ -156,16 +158,19 @@ static void test_invalid_sizes(void **state)
 		{ { "memory", { { "sise", "2G" } } }, "t.conf:11:", "did you mean 'size'" },
 		{ { "memory", { { "size", "2G" }, { "size", "3G" } } }, "t.conf:12:", "duplicate" },
 		/* pressure mode sets the size itself */
-		{ { "memory", { { "pressure", "10%" }, { "size", "2G" } } }, "t.conf:12:",
+		{ { "memory", { { "pressure", "10%" }, { "size", "2G" } } },
+		  "t.conf:12:",
 		  "not used with pressure" },
 		{ { "memory", { { "pressure", "120%" } } }, "t.conf:11:", "0%..100%" },
 		{ { "memory", { { "pressure", "lots" } } }, "t.conf:11:", "such as 10%" },
-		{ { "memory", { { "pressure", "10%" }, { "step", "1M" } } }, "t.conf:12:",
+		{ { "memory", { { "pressure", "10%" }, { "step", "1M" } } },
+		  "t.conf:12:",
 		  "out of range" },
 		{ { "write", { { "block", "1K" } } }, "t.conf:11:", "out of range" },
 		{ { "write", { { "block", "128M" } } }, "t.conf:11:", "out of range" },
 		{ { "write", { { "size", "1K" } } }, "t.conf:11:", "out of range" },
-		{ { "write", { { "size", "16M" }, { "block", "10%" } } }, "t.conf:12:",
+		{ { "write", { { "size", "16M" }, { "block", "10%" } } },
+		  "t.conf:12:",
 		  "plain size" },
 		{ { "write", { { "reserve", "ram-1G" } } }, "t.conf:11:", "plain size" },
 		{ { "write", { { "fsync", "maybe" } } }, "t.conf:11:", "invalid boolean" },
@@ -182,12 +187,12 @@ static void test_invalid_sizes(void **state)
 
 		if (problems != 1)
 			fail_msg("case %zu (%s %s = %s): %d problems, want 1: %s", i,
-				 cases[i].sec.type, cases[i].sec.keys[0][0], cases[i].sec.keys[0][1],
-				 problems, msgs);
+				 cases[i].sec.type, cases[i].sec.keys[0][0],
+				 cases[i].sec.keys[0][1], problems, msgs);
 		if (strncmp(msgs, cases[i].where, strlen(cases[i].where)) != 0 ||
 		    strstr(msgs, cases[i].words) == NULL)
-			fail_msg("case %zu: message '%s' lacks '%s' or '%s'", i, msgs, cases[i].where,
-				 cases[i].words);
+			fail_msg("case %zu: message '%s' lacks '%s' or '%s'", i, msgs,
+				 cases[i].where, cases[i].words);
 		assert_null(def.config);
 		free(msgs);
 	}
@@ -196,8 +201,8 @@ static void test_invalid_sizes(void **state)
 /* Sizes written back as a profile spells them, so messages quote them right. */
 static void test_size_round_trip(void **state)
 {
-	static const char *const sizes[] = { "ram+swap-64M", "ram-1G", "ram", "60%", "2G",
-					     "swap+1G", "1536K" };
+	static const char *const sizes[] = { "ram+swap-64M", "ram-1G",  "ram",  "60%",
+					     "2G",           "swap+1G", "1536K" };
 
 	for (size_t i = 0; i < NCASES(sizes); i++) {
 		struct size_spec spec;
@@ -246,15 +251,15 @@ static void test_file_fit(void **state)
 	static const struct {
 		uint64_t want, free_bytes, own, reserve, block, fit;
 	} cases[] = {
-		{ 1 * GiB, 100 * GiB, 0, 1 * GiB, MiB, 1 * GiB },        /* fits */
-		{ 8 * GiB, 5 * GiB, 0, 1 * GiB, MiB, 4 * GiB },          /* clamped */
-		{ 8 * GiB, 5 * GiB, 2 * GiB, 1 * GiB, MiB, 6 * GiB },    /* its own file counts */
-		{ 8 * GiB, 1 * GiB, 0, 1 * GiB, MiB, 0 },                /* nothing left */
-		{ 8 * GiB, 512 * MiB, 0, 1 * GiB, MiB, 0 },              /* below the reserve */
-		{ 16 * MiB, 16 * MiB, 0, 0, MiB, 16 * MiB },             /* exactly */
-		{ 16 * MiB, 10 * MiB + 5, 0, 0, 4 * MiB, 8 * MiB },      /* whole blocks */
-		{ 16 * MiB, UINT64_MAX, 1 * GiB, 0, MiB, 16 * MiB },     /* no overflow */
-		{ 3 * MiB, 100 * GiB, 0, 0, 2 * MiB, 2 * MiB },          /* want in whole blocks */
+		{ 1 * GiB, 100 * GiB, 0, 1 * GiB, MiB, 1 * GiB },     /* fits */
+		{ 8 * GiB, 5 * GiB, 0, 1 * GiB, MiB, 4 * GiB },       /* clamped */
+		{ 8 * GiB, 5 * GiB, 2 * GiB, 1 * GiB, MiB, 6 * GiB }, /* its own file counts */
+		{ 8 * GiB, 1 * GiB, 0, 1 * GiB, MiB, 0 },             /* nothing left */
+		{ 8 * GiB, 512 * MiB, 0, 1 * GiB, MiB, 0 },           /* below the reserve */
+		{ 16 * MiB, 16 * MiB, 0, 0, MiB, 16 * MiB },          /* exactly */
+		{ 16 * MiB, 10 * MiB + 5, 0, 0, 4 * MiB, 8 * MiB },   /* whole blocks */
+		{ 16 * MiB, UINT64_MAX, 1 * GiB, 0, MiB, 16 * MiB },  /* no overflow */
+		{ 3 * MiB, 100 * GiB, 0, 0, 2 * MiB, 2 * MiB },       /* want in whole blocks */
 	};
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
@@ -273,12 +278,9 @@ static void test_file_shrink(void **state)
 	static const struct {
 		uint64_t size, block, next;
 	} cases[] = {
-		{ 16 * MiB, MiB, 8 * MiB },
-		{ 3 * MiB, MiB, 1 * MiB },
-		{ 1 * MiB, MiB, 1 * MiB },
-		{ 5 * MiB, 2 * MiB, 2 * MiB },
-		{ 2 * MiB, 4 * MiB, 4 * MiB },
-		{ 23 * GiB, MiB, 11 * GiB + 512 * MiB },
+		{ 16 * MiB, MiB, 8 * MiB },    { 3 * MiB, MiB, 1 * MiB },
+		{ 1 * MiB, MiB, 1 * MiB },     { 5 * MiB, 2 * MiB, 2 * MiB },
+		{ 2 * MiB, 4 * MiB, 4 * MiB }, { 23 * GiB, MiB, 11 * GiB + 512 * MiB },
 	};
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
@@ -293,12 +295,9 @@ static void test_file_shrink(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loaders_listed),
-		cmocka_unit_test(test_valid_sizes),
-		cmocka_unit_test(test_invalid_sizes),
-		cmocka_unit_test(test_size_round_trip),
-		cmocka_unit_test(test_formula_machines),
-		cmocka_unit_test(test_file_fit),
+		cmocka_unit_test(test_loaders_listed),   cmocka_unit_test(test_valid_sizes),
+		cmocka_unit_test(test_invalid_sizes),    cmocka_unit_test(test_size_round_trip),
+		cmocka_unit_test(test_formula_machines), cmocka_unit_test(test_file_fit),
 		cmocka_unit_test(test_file_shrink),
 	};
 

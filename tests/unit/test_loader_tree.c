@@ -39,7 +39,8 @@ static void test_valid_sections(void **state)
 		int problems = validate(&cases[i], &def, &msgs);
 
 		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems, msgs);
+			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
+				 msgs);
 		assert_non_null(def.config);
 		release(&def);
 		free(msgs);
@@ -71,7 +72,8 @@ static void test_refused_sections(void **state)
 		if (problems == 0)
 			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
 		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message, msgs);
+			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
+				 msgs);
 		assert_null(def.config);
 		free(msgs);
 	}
@@ -190,10 +192,8 @@ static void test_tree_runs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_listed),
-		cmocka_unit_test(test_valid_sections),
-		cmocka_unit_test(test_refused_sections),
-		cmocka_unit_test(test_programs_on_path),
+		cmocka_unit_test(test_listed),           cmocka_unit_test(test_valid_sections),
+		cmocka_unit_test(test_refused_sections), cmocka_unit_test(test_programs_on_path),
 		cmocka_unit_test(test_tree_runs),
 	};
 

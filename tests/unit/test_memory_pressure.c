@@ -22,7 +22,10 @@
 static void test_moves(void **state)
 {
 	static const struct pressure_goal goal = {
-		.psi_pct = 10, .floor = 256 * MiB, .margin = 128 * MiB, .step = 32 * MiB,
+		.psi_pct = 10,
+		.floor = 256 * MiB,
+		.margin = 128 * MiB,
+		.step = 32 * MiB,
 	};
 	static const struct {
 		uint64_t resident;
@@ -53,7 +56,7 @@ static void test_moves(void **state)
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
 		struct pressure_reading now = { .psi_some_pct = cases[i].psi,
-						 .available = cases[i].available };
+						.available = cases[i].available };
 		enum pressure_move move;
 		uint64_t next = pressure_next(&goal, cases[i].resident, &now, &move);
 
@@ -67,8 +70,11 @@ static void test_moves(void **state)
 
 static void test_cap(void **state)
 {
-	struct pressure_goal goal = { .psi_pct = 10, .floor = 128 * MiB, .margin = 64 * MiB,
-				      .step = 16 * MiB, .cap = 900 * MiB };
+	struct pressure_goal goal = { .psi_pct = 10,
+				      .floor = 128 * MiB,
+				      .margin = 64 * MiB,
+				      .step = 16 * MiB,
+				      .cap = 900 * MiB };
 	struct pressure_reading now = { .psi_some_pct = 0, .available = 4 * GiB };
 	enum pressure_move move;
 
@@ -91,7 +97,7 @@ static void test_cap(void **state)
 static enum pressure_move move_named(const char *name)
 {
 	static const enum pressure_move all[] = { PRESSURE_FILL, PRESSURE_STEP, PRESSURE_HOLD,
-						   PRESSURE_SHRINK };
+						  PRESSURE_SHRINK };
 
 	for (size_t i = 0; i < NCASES(all); i++) {
 		if (strcmp(pressure_move_name(all[i]), name) == 0)
@@ -106,9 +112,12 @@ static void test_recorded_run(void **state)
 {
 	/* floor 128M, step 16M (margin 4 steps), cap at the load's cgroup
 	 * high rounded to whole chunk pairs, as on the recorded run */
-	const struct pressure_goal goal = { .psi_pct = 10, .floor = 128 * MiB,
-					    .margin = 64 * MiB, .step = 16 * MiB,
-					    .cap = 870 * MiB, .unit = 2 * MiB };
+	const struct pressure_goal goal = { .psi_pct = 10,
+					    .floor = 128 * MiB,
+					    .margin = 64 * MiB,
+					    .step = 16 * MiB,
+					    .cap = 870 * MiB,
+					    .unit = 2 * MiB };
 	FILE *fp = fopen(TEST_DATA_DIR "/pressure/cgroup-1g.csv", "r");
 	char line[256], name[16];
 	int rows = 0, moves[4] = { 0 };
@@ -122,12 +131,13 @@ static void test_recorded_run(void **state)
 
 		if (line[0] == '#')
 			continue;
-		assert_int_equal(sscanf(line, "%llu,%llu,%lf,%15s", &resident, &available, &psi,
-					name), 4);
+		assert_int_equal(
+			sscanf(line, "%llu,%llu,%lf,%15s", &resident, &available, &psi, name), 4);
 		now = (struct pressure_reading){ .psi_some_pct = psi, .available = available };
 		pressure_next(&goal, resident, &now, &move);
 		if (move != move_named(name))
-			fail_msg("row %d: %s, recorded %s", rows + 1, pressure_move_name(move), name);
+			fail_msg("row %d: %s, recorded %s", rows + 1, pressure_move_name(move),
+				 name);
 		moves[move]++;
 		rows++;
 	}

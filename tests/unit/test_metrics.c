@@ -18,13 +18,13 @@
 #include "probe.h"
 
 /* What fn writes for its argument, as a malloc'd string. */
-#define CAPTURE(out, call)                                                                 \
-	do {                                                                               \
-		size_t len_ = 0;                                                           \
-		FILE *fp = open_memstream(&(out), &len_);                                  \
-		assert_non_null(fp);                                                       \
-		call;                                                                      \
-		fclose(fp);                                                                \
+#define CAPTURE(out, call)                                                                         \
+	do {                                                                                       \
+		size_t len_ = 0;                                                                   \
+		FILE *fp = open_memstream(&(out), &len_);                                          \
+		assert_non_null(fp);                                                               \
+		call;                                                                              \
+		fclose(fp);                                                                        \
 	} while (0)
 
 static void test_label_values(void **state)
@@ -92,8 +92,11 @@ static struct profile test_profile = {
 
 static struct sample job(int64_t phase_id, int64_t seq, double wall_ms, bool failed)
 {
-	return (struct sample){ .phase_id = phase_id, .seq = seq, .wall_ms = wall_ms,
-				.failed = failed, .exit_code = failed ? 1 : 0 };
+	return (struct sample){ .phase_id = phase_id,
+				.seq = seq,
+				.wall_ms = wall_ms,
+				.failed = failed,
+				.exit_code = failed ? 1 : 0 };
 }
 
 static void add(struct api_view *v, int64_t phase_id, int64_t seq, double wall_ms, bool failed)
@@ -134,7 +137,8 @@ static void test_histogram(void **state)
 		{ "loadd_probe_response_seconds_bucket{phase=\"none\",le=\"+Inf\"} 0", true },
 		{ "loadd_phase_info{phase=\"cpu\",round=\"2\"} 1", true },
 		{ "loadd_phase_probing 1", true },
-		{ "loadd_run_info{run_id=\"7\",profile=\"t\",version=\"" LOADD_VERSION "\"} 1", true },
+		{ "loadd_run_info{run_id=\"7\",profile=\"t\",version=\"" LOADD_VERSION "\"} 1",
+		  true },
 		/* The sample of an old phase and the one between phases count nowhere. */
 		{ "loadd_probe_response_seconds_count{phase=\"none\"} 1", false },
 	};
@@ -166,8 +170,8 @@ static void test_histogram(void **state)
 	CAPTURE(out, metrics_write(fp, &v));
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (has_line(out, want[i].line) != want[i].present)
-			fail_msg("%s line: %s\n--- in ---\n%s", want[i].present ? "missing" : "unexpected",
-				 want[i].line, out);
+			fail_msg("%s line: %s\n--- in ---\n%s",
+				 want[i].present ? "missing" : "unexpected", want[i].line, out);
 	assert_int_equal(v.phase_jobs, 4);
 	assert_int_equal(v.phase_failed, 1);
 	assert_int_equal(v.nlatest, 4);
@@ -195,8 +199,15 @@ static void test_latest_keeps_the_newest(void **state)
 static void test_loads_and_escaping(void **state)
 {
 	struct load_view loads[] = {
-		{ .st = { .name = "odd \"name\"\\", .type = "cpu", .procs = 3, .restarts = 1,
-			  .cycles = 12, .bytes = 4096, .ops = 24, .errors = 0, .cpu_ms = 1500 } },
+		{ .st = { .name = "odd \"name\"\\",
+			  .type = "cpu",
+			  .procs = 3,
+			  .restarts = 1,
+			  .cycles = 12,
+			  .bytes = 4096,
+			  .ops = 24,
+			  .errors = 0,
+			  .cpu_ms = 1500 } },
 	};
 	static const char *const want[] = {
 		"loadd_load_cycles_total{load=\"odd \\\"name\\\"\\\\\",type=\"cpu\"} 12",
@@ -231,11 +242,18 @@ static void test_pressure_without_psi(void **state)
 
 	api_view_init(&v, &test_profile);
 	v.has_sys = true;
-	v.sys = (struct sys_sample){ .cpu_busy_pct = 50, .psi_cpu_some = 12.5, .psi_cpu_full = NAN,
-				     .psi_mem_some = NAN, .psi_mem_full = NAN, .psi_io_some = NAN,
-				     .psi_io_full = NAN, .load1 = 0.5, .ctxt_per_s = 10 };
+	v.sys = (struct sys_sample){ .cpu_busy_pct = 50,
+				     .psi_cpu_some = 12.5,
+				     .psi_cpu_full = NAN,
+				     .psi_mem_some = NAN,
+				     .psi_mem_full = NAN,
+				     .psi_io_some = NAN,
+				     .psi_io_full = NAN,
+				     .load1 = 0.5,
+				     .ctxt_per_s = 10 };
 	CAPTURE(out, metrics_write(fp, &v));
-	assert_true(has_line(out, "loadd_pressure_stalled_ratio{resource=\"cpu\",kind=\"some\"} 0.125"));
+	assert_true(has_line(out,
+			     "loadd_pressure_stalled_ratio{resource=\"cpu\",kind=\"some\"} 0.125"));
 	assert_true(has_line(out, "loadd_cpu_busy_ratio 0.5"));
 	assert_null(strstr(out, "NaN"));
 	assert_null(strstr(out, "kind=\"full\""));
@@ -269,12 +287,13 @@ static void test_status_json(void **state)
 	l = json_array_get(json_object_get(doc, "loads"), 0);
 	assert_string_equal(json_string_value(json_object_get(l, "name")), "bad??");
 	assert_true(json_is_null(json_object_get(l, "cpu_s")));
-	assert_true(json_is_null(json_object_get(json_object_get(json_object_get(
-		json_object_get(doc, "system"), "psi"), "cpu"), "some")));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "phase"),
-							      "name")), "cpu");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "run"),
-							    "rounds")), 2);
+	assert_true(json_is_null(json_object_get(
+		json_object_get(json_object_get(json_object_get(doc, "system"), "psi"), "cpu"),
+		"some")));
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(doc, "phase"), "name")), "cpu");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "run"), "rounds")),
+			 2);
 	free(text);
 	json_decref(doc);
 	api_view_free(&v);
@@ -291,21 +310,28 @@ static void test_probe_latency(void **state)
 	} want[] = {
 		{ "# TYPE loadd_probe_latency_seconds histogram", true },
 		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
-		  "le=\"5e-05\"} 0", true },
+		  "le=\"5e-05\"} 0",
+		  true },
 		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
-		  "le=\"0.0001\"} 90", true },
+		  "le=\"0.0001\"} 90",
+		  true },
 		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
-		  "le=\"0.025\"} 99", true },
+		  "le=\"0.025\"} 99",
+		  true },
 		{ "loadd_probe_latency_seconds_bucket{probe=\"wake\",type=\"wakeup\",phase=\"cpu\","
-		  "le=\"+Inf\"} 100", true },
+		  "le=\"+Inf\"} 100",
+		  true },
 		{ "loadd_probe_latency_seconds_count{probe=\"wake\",type=\"wakeup\",phase=\"cpu\"} "
-		  "100", true },
+		  "100",
+		  true },
 		{ "loadd_probe_latency_seconds_count{probe=\"wake\",type=\"wakeup\",phase=\"none\"} "
-		  "0", true },
+		  "0",
+		  true },
 		{ "loadd_probe_latency_seconds_count{probe=\"save\",type=\"fsync\",phase=\"cpu\"} 1",
 		  true },
 		{ "loadd_probe_operation_failures_total{probe=\"save\",type=\"fsync\","
-		  "phase=\"cpu\"} 1", true },
+		  "phase=\"cpu\"} 1",
+		  true },
 	};
 	struct probe_inst_def probes[] = {
 		{ .name = "wake", .type = "wakeup", .ops = probe_find("wakeup") },
@@ -313,7 +339,8 @@ static void test_probe_latency(void **state)
 	};
 	struct profile p = test_profile;
 	struct hist *h = calloc(1, sizeof *h);
-	struct sample ok = { .phase_id = 11, .wall_ms = 2 }, bad = { .phase_id = 11, .failed = true };
+	struct sample ok = { .phase_id = 11, .wall_ms = 2 },
+		      bad = { .phase_id = 11, .failed = true };
 	struct api_view v;
 	json_t *status, *wake;
 	char *out = NULL;
@@ -338,8 +365,8 @@ static void test_probe_latency(void **state)
 	CAPTURE(out, metrics_write(fp, &v));
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		if (has_line(out, want[i].line) != want[i].present)
-			fail_msg("%s line: %s\n--- in ---\n%s", want[i].present ? "missing" : "unexpected",
-				 want[i].line, out);
+			fail_msg("%s line: %s\n--- in ---\n%s",
+				 want[i].present ? "missing" : "unexpected", want[i].line, out);
 	free(out);
 
 	status = status_json(&v);

@@ -28,9 +28,9 @@ struct sample {
 	char *path;
 	char *label;
 	int mode;
-	int parity;   /* OPT_CUSTOM: 0 even, 1 odd */
-	long spare;   /* no default: keeps what the caller put there */
-	long count;   /* "at least" range */
+	int parity; /* OPT_CUSTOM: 0 even, 1 odd */
+	long spare; /* no default: keeps what the caller put there */
+	long count; /* "at least" range */
 };
 
 static const char *const modes[] = { "process", "thread", "fiber", NULL };
@@ -46,6 +46,7 @@ static int parity_parse(const char *value, void *dst, const char **err)
 	return -1;
 }
 
+/* clang-format off */
 static const struct option_def sample_options[] = {
 	{ "procs", OPT_INT, offsetof(struct sample, procs), "8", 1, 1024, NULL, NULL,
 	  "processes in the ring" },
@@ -68,6 +69,7 @@ static const struct option_def sample_options[] = {
 	  "how many" },
 	{ NULL },
 };
+/* clang-format on */
 
 /* Applies kvs to a fresh sample; returns the problems and what was printed. */
 static int apply(const struct kv *kvs, size_t n, struct sample *s, char **out)
@@ -112,9 +114,9 @@ static void test_defaults(void **state)
 static void test_values(void **state)
 {
 	static const struct kv kvs[] = {
-		{ "procs", "1024", 2 },  { "pin", "yes", 3 },       { "every", "1m30s", 4 },
-		{ "size", "ram-1G", 5 }, { "path", "/var/a b", 6 }, { "label", "first", 7 },
-		{ "mode", "fiber", 8 },  { "parity", "odd", 9 },    { "spare", "-77", 10 },
+		{ "procs", "1024", 2 },       { "pin", "yes", 3 },       { "every", "1m30s", 4 },
+		{ "size", "ram-1G", 5 },      { "path", "/var/a b", 6 }, { "label", "first", 7 },
+		{ "mode", "fiber", 8 },       { "parity", "odd", 9 },    { "spare", "-77", 10 },
 		{ "count", "123456789", 11 },
 	};
 	struct sample s;
@@ -145,14 +147,19 @@ static void test_problems(void **state)
 		struct kv kv;
 		const char *want;
 	} cases[] = {
-		{ { "proc", "4", 3 }, "x.conf:3: unknown key 'proc' in [load cpu]; did you mean 'procs'?\n" },
-		{ { "evrey", "1s", 4 }, "x.conf:4: unknown key 'evrey' in [load cpu]; did you mean 'every'?\n" },
-		{ { "sise", "1G", 4 }, "x.conf:4: unknown key 'sise' in [load cpu]; did you mean 'size'?\n" },
-		{ { "Mode", "thread", 4 }, "x.conf:4: unknown key 'Mode' in [load cpu]; did you mean 'mode'?\n" },
+		{ { "proc", "4", 3 },
+		  "x.conf:3: unknown key 'proc' in [load cpu]; did you mean 'procs'?\n" },
+		{ { "evrey", "1s", 4 },
+		  "x.conf:4: unknown key 'evrey' in [load cpu]; did you mean 'every'?\n" },
+		{ { "sise", "1G", 4 },
+		  "x.conf:4: unknown key 'sise' in [load cpu]; did you mean 'size'?\n" },
+		{ { "Mode", "thread", 4 },
+		  "x.conf:4: unknown key 'Mode' in [load cpu]; did you mean 'mode'?\n" },
 		{ { "colour", "red", 5 }, "x.conf:5: unknown key 'colour' in [load cpu]\n" },
 		{ { "p", "1", 5 }, "x.conf:5: unknown key 'p' in [load cpu]\n" },
 		{ { "procs", "", 6 }, "x.conf:6: procs has no value\n" },
-		{ { "procs", "eight", 6 }, "x.conf:6: procs: invalid integer 'eight': not a whole number\n" },
+		{ { "procs", "eight", 6 },
+		  "x.conf:6: procs: invalid integer 'eight': not a whole number\n" },
 		{ { "procs", "0", 6 }, "x.conf:6: procs = 0 is out of range (1..1024)\n" },
 		{ { "procs", "1025", 6 }, "x.conf:6: procs = 1025 is out of range (1..1024)\n" },
 		{ { "procs", "99999999999999999999", 6 },
@@ -169,7 +176,8 @@ static void test_problems(void **state)
 		  "x.conf:9: size: invalid size '64Q': unknown suffix (use K, M, G or T, or a formula like ram-1G)\n" },
 		{ { "mode", "Thread", 10 },
 		  "x.conf:10: mode: invalid value 'Thread': expected process, thread or fiber\n" },
-		{ { "parity", "prime", 11 }, "x.conf:11: parity: invalid value 'prime': expected even or odd\n" },
+		{ { "parity", "prime", 11 },
+		  "x.conf:11: parity: invalid value 'prime': expected even or odd\n" },
 		{ { "count", "0", 12 }, "x.conf:12: count = 0 is out of range (at least 1)\n" },
 	};
 	size_t i;
@@ -206,9 +214,8 @@ static void test_size_range_only_for_bytes(void **state)
 static void test_many_problems_and_duplicates(void **state)
 {
 	static const struct kv kvs[] = {
-		{ "procs", "4", 2 },   { "procs", "6", 3 },   { "path", "/a", 4 },
-		{ "path", "/b", 5 },   { "every", "0", 6 },   { "bogus", "1", 7 },
-		{ "label", "x", 8 },
+		{ "procs", "4", 2 }, { "procs", "6", 3 }, { "path", "/a", 4 }, { "path", "/b", 5 },
+		{ "every", "0", 6 }, { "bogus", "1", 7 }, { "label", "x", 8 },
 	};
 	static const char want[] =
 		"x.conf:3: duplicate key 'procs' in [load cpu] (first set at line 2)\n"
@@ -233,10 +240,14 @@ static void test_describe(void **state)
 		const char *key;
 		const char *want;
 	} cases[] = {
-		{ "procs", "integer 1..1024" }, { "pin", "yes/no" },
-		{ "every", "duration 10ms..1h" }, { "size", "size 4K..1T" },
-		{ "path", "text" },             { "mode", "one of: process, thread, fiber" },
-		{ "parity", "spec" },           { "spare", "integer" },
+		{ "procs", "integer 1..1024" },
+		{ "pin", "yes/no" },
+		{ "every", "duration 10ms..1h" },
+		{ "size", "size 4K..1T" },
+		{ "path", "text" },
+		{ "mode", "one of: process, thread, fiber" },
+		{ "parity", "spec" },
+		{ "spare", "integer" },
 		{ "count", "integer at least 1" },
 	};
 	size_t i;

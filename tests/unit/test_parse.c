@@ -123,7 +123,10 @@ static void test_size_forms(void **state)
 		{ "ram", { .kind = SIZE_FORMULA, .ram_coef = 1 } },
 		{ "swap", { .kind = SIZE_FORMULA, .swap_coef = 1 } },
 		{ "ram+swap-64M",
-		  { .kind = SIZE_FORMULA, .ram_coef = 1, .swap_coef = 1, .offset = -64 * (int64_t)MiB } },
+		  { .kind = SIZE_FORMULA,
+		    .ram_coef = 1,
+		    .swap_coef = 1,
+		    .offset = -64 * (int64_t)MiB } },
 		{ "ram - 1G", { .kind = SIZE_FORMULA, .ram_coef = 1, .offset = -(int64_t)GiB } },
 		{ "ram+ram", { .kind = SIZE_FORMULA, .ram_coef = 2 } },
 		{ "64M+ram", { .kind = SIZE_FORMULA, .ram_coef = 1, .offset = 64 * (int64_t)MiB } },
@@ -144,7 +147,8 @@ static void test_size_forms(void **state)
 		if (parse_size(cases[i].in, &got, &err) != 0)
 			fail_msg("'%s': %s", cases[i].in, err);
 		if (got.kind != cases[i].want.kind)
-			fail_msg("'%s': kind %d, want %d", cases[i].in, got.kind, cases[i].want.kind);
+			fail_msg("'%s': kind %d, want %d", cases[i].in, got.kind,
+				 cases[i].want.kind);
 		switch (got.kind) {
 		case SIZE_BYTES:
 			if (got.bytes != cases[i].want.bytes)
@@ -152,9 +156,7 @@ static void test_size_forms(void **state)
 					 (unsigned long long)got.bytes,
 					 (unsigned long long)cases[i].want.bytes);
 			break;
-		case SIZE_PERCENT:
-			assert_true(got.percent == cases[i].want.percent);
-			break;
+		case SIZE_PERCENT: assert_true(got.percent == cases[i].want.percent); break;
 		case SIZE_FORMULA:
 			if (got.ram_coef != cases[i].want.ram_coef ||
 			    got.swap_coef != cases[i].want.swap_coef ||
@@ -227,11 +229,11 @@ static void test_size_resolve(void **state)
 		{ "ram+swap-64M", 8 * GiB, 2 * GiB, 10 * GiB - 64 * MiB },
 		{ "ram+swap-64M", 8 * GiB, 0, 8 * GiB - 64 * MiB },
 		{ "ram-1G", 8 * GiB, 0, 7 * GiB },
-		{ "ram-1G", 512 * MiB, 0, 0 },      /* negative clamps to 0 */
+		{ "ram-1G", 512 * MiB, 0, 0 }, /* negative clamps to 0 */
 		{ "swap-ram", 8 * GiB, 2 * GiB, 0 },
 		{ "ram+ram", 8 * GiB, 0, 16 * GiB },
 		{ "60%", 10 * GiB, 0, 6 * GiB },
-		{ "50%", 3, 0, 1 },                  /* rounds down */
+		{ "50%", 3, 0, 1 }, /* rounds down */
 		{ "1000%", 8 * GiB, 0, 80 * GiB },
 		{ "12.5%", 8 * GiB, 0, GiB },
 		{ "ram", UINT64_MAX, 0, UINT64_MAX },
@@ -253,8 +255,9 @@ static void test_size_resolve(void **state)
 		got = size_resolve_now(&spec, cases[i].ram, cases[i].swap, 6 * GiB);
 		if (got != cases[i].want)
 			fail_msg("'%s' with ram %llu swap %llu: %llu, want %llu", cases[i].in,
-				 (unsigned long long)cases[i].ram, (unsigned long long)cases[i].swap,
-				 (unsigned long long)got, (unsigned long long)cases[i].want);
+				 (unsigned long long)cases[i].ram,
+				 (unsigned long long)cases[i].swap, (unsigned long long)got,
+				 (unsigned long long)cases[i].want);
 	}
 }
 
@@ -297,7 +300,8 @@ static void test_size_format(void **state)
 		assert_int_equal(parse_size(cases[i].in, &spec, &err), 0);
 		size_format(&spec, buf, sizeof buf);
 		if (strcmp(buf, cases[i].want) != 0)
-			fail_msg("'%s' written as '%s', want '%s'", cases[i].in, buf, cases[i].want);
+			fail_msg("'%s' written as '%s', want '%s'", cases[i].in, buf,
+				 cases[i].want);
 		if (spec.kind == SIZE_FORMULA && spec.ram_coef == 0 && spec.swap_coef == 0)
 			continue; /* "0" reads back as plain bytes, which resolve the same */
 		assert_int_equal(parse_size(buf, &back, &err), 0);
@@ -366,14 +370,10 @@ static void test_numbers(void **state)
 		double d;
 		const char *err;
 	} doubles[] = {
-		{ "0.5", 1, 0.5, NULL },
-		{ "-2", 1, -2, NULL },
-		{ "1e3", 1, 1000, NULL },
-		{ "", 0, 0, "empty" },
-		{ "abc", 0, 0, "not a number" },
-		{ "1.5x", 0, 0, "not a number" },
-		{ "nan", 0, 0, "not a number" },
-		{ "inf", 0, 0, "not a finite number" },
+		{ "0.5", 1, 0.5, NULL },         { "-2", 1, -2, NULL },
+		{ "1e3", 1, 1000, NULL },        { "", 0, 0, "empty" },
+		{ "abc", 0, 0, "not a number" }, { "1.5x", 0, 0, "not a number" },
+		{ "nan", 0, 0, "not a number" }, { "inf", 0, 0, "not a finite number" },
 		{ "1e999", 0, 0, "too large" },
 	};
 	static const struct {
@@ -381,9 +381,9 @@ static void test_numbers(void **state)
 		int ok;
 		bool b;
 	} bools[] = {
-		{ "yes", 1, true }, { "no", 1, false }, { "true", 1, true }, { "false", 1, false },
-		{ "on", 1, true }, { "off", 1, false }, { "1", 1, true }, { "0", 1, false },
-		{ "YES", 1, true }, { "Off", 1, false }, { "y", 0, false }, { "2", 0, false },
+		{ "yes", 1, true }, { "no", 1, false },  { "true", 1, true }, { "false", 1, false },
+		{ "on", 1, true },  { "off", 1, false }, { "1", 1, true },    { "0", 1, false },
+		{ "YES", 1, true }, { "Off", 1, false }, { "y", 0, false },   { "2", 0, false },
 	};
 	size_t i;
 
@@ -488,14 +488,10 @@ static void test_argv_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_duration_forms),
-		cmocka_unit_test(test_duration_errors),
-		cmocka_unit_test(test_size_forms),
-		cmocka_unit_test(test_size_errors),
-		cmocka_unit_test(test_size_resolve),
-		cmocka_unit_test(test_size_format),
-		cmocka_unit_test(test_format_bytes),
-		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_duration_forms), cmocka_unit_test(test_duration_errors),
+		cmocka_unit_test(test_size_forms),     cmocka_unit_test(test_size_errors),
+		cmocka_unit_test(test_size_resolve),   cmocka_unit_test(test_size_format),
+		cmocka_unit_test(test_format_bytes),   cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_argv_split),
 	};
 

@@ -39,7 +39,9 @@ static void test_job_outcomes(void **state)
 		{ { "sh", "-c", "kill -TERM $$" }, 0, 128 + 15, true },
 		/* 1 MiB on stdout and on stderr: drained, so the job completes */
 		{ { "sh", "-c", "head -c 1048576 /dev/zero; head -c 1048576 /dev/zero >&2" },
-		  30000, 0, false },
+		  30000,
+		  0,
+		  false },
 		/* stdin is /dev/null: cat ends at once with nothing */
 		{ { "sh", "-c", "test -z \"$(cat)\"" }, 30000, 0, false },
 		/* past its timeout: SIGKILL */
@@ -61,7 +63,8 @@ static void test_job_outcomes(void **state)
 				  &err) != 0)
 			fail_msg("%s: %s", cases[i].argv[0], err);
 		if (s.exit_code != cases[i].exit_code)
-			fail_msg("case %zu (%s): exit %d, want %d", i, cases[i].argv[2] ? cases[i].argv[2] : cases[i].argv[0],
+			fail_msg("case %zu (%s): exit %d, want %d", i,
+				 cases[i].argv[2] ? cases[i].argv[2] : cases[i].argv[0],
 				 s.exit_code, cases[i].exit_code);
 		assert_int_equal(s.failed, cases[i].failed);
 		assert_true(s.wall_ms > 0);
@@ -83,8 +86,10 @@ static void test_job_cannot_run(void **state)
 		const char *argv[2];
 		const char *msg;
 	} cases[] = {
-		{ { MISSING_COMMAND }, "cannot run '" MISSING_COMMAND "': No such file or directory" },
-		{ { "/nonexistent/dir/job" }, "cannot run '/nonexistent/dir/job': No such file or directory" },
+		{ { MISSING_COMMAND },
+		  "cannot run '" MISSING_COMMAND "': No such file or directory" },
+		{ { "/nonexistent/dir/job" },
+		  "cannot run '/nonexistent/dir/job': No such file or directory" },
 		{ { "/dev/null" }, "cannot run '/dev/null': Permission denied" },
 	};
 
@@ -92,7 +97,8 @@ static void test_job_cannot_run(void **state)
 		struct sample s = { 0 };
 		char *err = NULL;
 
-		assert_int_equal(probe_job_run((char *const *)cases[i].argv, false, 0, &s, &err), -1);
+		assert_int_equal(probe_job_run((char *const *)cases[i].argv, false, 0, &s, &err),
+				 -1);
 		assert_non_null(err);
 		assert_string_equal(err, cases[i].msg);
 		assert_true(s.failed);
@@ -167,7 +173,8 @@ static struct prober *start_job(const char *const *argv, int64_t every_ms, int f
 {
 	static const struct probe_env env = { .name = "job" };
 
-	job_config = (struct probe_def){ .job = "test job", .argv = (char **)argv,
+	job_config = (struct probe_def){ .job = "test job",
+					 .argv = (char **)argv,
 					 .every_ms = every_ms };
 	return prober_start(probe_find("job"), &job_config, &env, 3, fd);
 }
@@ -181,7 +188,7 @@ static void begin(struct prober *p, int64_t phase_id, int64_t start, int64_t end
 
 struct phase_result {
 	int64_t samples;
-	int64_t missed;       /* sum over samples and the DONE record */
+	int64_t missed; /* sum over samples and the DONE record */
 	int64_t max_missed;
 	int64_t failed;
 };

@@ -64,10 +64,10 @@ static void test_parse_stat_text(void **state)
 		int rc;
 	} cases[] = {
 		{ "", -1 },
-		{ "cpu0 1 2 3 4\nctxt 5\n", -1 },   /* no aggregate line */
-		{ "cpu  1 2 3\nctxt 5\n", -1 },     /* too few columns */
+		{ "cpu0 1 2 3 4\nctxt 5\n", -1 }, /* no aggregate line */
+		{ "cpu  1 2 3\nctxt 5\n", -1 },   /* too few columns */
 		{ "cpu  x 2 3 4\nctxt 5\n", -1 },
-		{ "cpu  1 2 3 4\nctxt 5", 0 },      /* no final newline */
+		{ "cpu  1 2 3 4\nctxt 5", 0 }, /* no final newline */
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -190,7 +190,8 @@ static void test_parse_pid_stat(void **state)
 	{
 		pid_t pgrp;
 		uint64_t own, children;
-		assert_int_equal(procfs_parse_pid_stat("no parenthesis here", &pgrp, &own, &children), -1);
+		assert_int_equal(
+			procfs_parse_pid_stat("no parenthesis here", &pgrp, &own, &children), -1);
 		assert_int_equal(procfs_parse_pid_stat("1 (x)", &pgrp, &own, &children), -1);
 	}
 }
@@ -206,7 +207,7 @@ static void test_sampler_deltas(void **state)
 	struct sys_sample out;
 	struct proc_stat st;
 	struct psi_totals psi[3] = {
-		{ .some_us = 1000000 },                                   /* cpu, no full */
+		{ .some_us = 1000000 },                                      /* cpu, no full */
 		{ .some_us = 2000000, .full_us = 500000, .has_full = true }, /* memory */
 		{ 0 },
 	};
@@ -351,14 +352,10 @@ static void test_group_usage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_stat),
-		cmocka_unit_test(test_parse_stat_text),
-		cmocka_unit_test(test_parse_meminfo),
-		cmocka_unit_test(test_parse_psi),
-		cmocka_unit_test(test_parse_cpu_model),
-		cmocka_unit_test(test_parse_pid_stat),
-		cmocka_unit_test(test_sampler_deltas),
-		cmocka_unit_test(test_live_readers),
+		cmocka_unit_test(test_parse_stat),      cmocka_unit_test(test_parse_stat_text),
+		cmocka_unit_test(test_parse_meminfo),   cmocka_unit_test(test_parse_psi),
+		cmocka_unit_test(test_parse_cpu_model), cmocka_unit_test(test_parse_pid_stat),
+		cmocka_unit_test(test_sampler_deltas),  cmocka_unit_test(test_live_readers),
 		cmocka_unit_test(test_group_usage),
 	};
 

@@ -30,10 +30,12 @@ struct fake_config {
 	char *label;
 };
 
+/* clang-format off */
 static const struct option_def fake_options[] = {
 	{ "label", OPT_STRING, offsetof(struct fake_config, label), "none", 0, 0, NULL, NULL, "" },
 	{ NULL },
 };
+/* clang-format on */
 
 static int validate_calls;
 
@@ -113,7 +115,8 @@ static void test_good_full(void **state)
 
 	for (pass = 0; pass < 2; pass++) {
 		validate_calls = 0;
-		assert_int_equal(load("profiles/good-full.conf", &p, pass ? fake_validate : NULL, &out), 0);
+		assert_int_equal(
+			load("profiles/good-full.conf", &p, pass ? fake_validate : NULL, &out), 0);
 		assert_string_equal(out, "");
 		free(out);
 		assert_int_equal(validate_calls, pass ? 3 : 0);
@@ -272,8 +275,8 @@ static void test_shipped_profiles(void **state)
  * which the test set-up installs). */
 static void test_every_shipped_profile(void **state)
 {
-	static const char *const names[] = { "quick", "none", "cpu", "memory", "io", "desktop",
-					     "contest" };
+	static const char *const names[] = { "quick", "none",    "cpu",    "memory",
+					     "io",    "desktop", "contest" };
 	size_t i;
 
 	for (i = 0; i < NCASES(names); i++) {
@@ -493,9 +496,10 @@ static void test_odd_bytes(void **state)
 	fclose(fp);
 
 	assert_int_equal(load("nul.conf", &p, NULL, &out), 2);
-	assert_string_equal(out, "nul.conf:2: NUL byte in the line (is this a text file?)\n"
-				 "nul.conf:4: duration: invalid duration '2x': unknown unit (use ms, "
-				 "s, m or h)\n");
+	assert_string_equal(out,
+			    "nul.conf:2: NUL byte in the line (is this a text file?)\n"
+			    "nul.conf:4: duration: invalid duration '2x': unknown unit (use ms, "
+			    "s, m or h)\n");
 	free(out);
 	assert_int_equal(load("crlf.conf", &p, NULL, &out), 0);
 	assert_string_equal(out, "");
@@ -575,12 +579,13 @@ static void test_find(void **state)
 	path = profile_find("nosuch-h2-test", &searched);
 	assert_null(path);
 	/* The test runs from the build tree: its source's config/ comes last. */
-	assert_string_equal(searched, geteuid() == 0
-		? "/etc/loadd/nosuch-h2-test.conf, " LOADD_PROFILE_DIR "/nosuch-h2-test.conf, "
-		  LOADD_SOURCE_PROFILE_DIR "/nosuch-h2-test.conf"
-		: "./config/nosuch-h2-test.conf, /etc/loadd/nosuch-h2-test.conf, "
-		  LOADD_PROFILE_DIR "/nosuch-h2-test.conf, " LOADD_SOURCE_PROFILE_DIR
-		  "/nosuch-h2-test.conf");
+	assert_string_equal(
+		searched,
+		geteuid() == 0
+			? "/etc/loadd/nosuch-h2-test.conf, " LOADD_PROFILE_DIR
+			  "/nosuch-h2-test.conf, " LOADD_SOURCE_PROFILE_DIR "/nosuch-h2-test.conf"
+			: "./config/nosuch-h2-test.conf, /etc/loadd/nosuch-h2-test.conf, " LOADD_PROFILE_DIR
+			  "/nosuch-h2-test.conf, " LOADD_SOURCE_PROFILE_DIR "/nosuch-h2-test.conf");
 	free(searched);
 
 	unlink("config/demo-h2-test.conf");

@@ -48,9 +48,17 @@ static void test_ramps(void **state)
 static void test_ramp_refusals(void **state)
 {
 	static const char *const bad[] = {
-		"cpu 2..8 x2", "cpu.procs", ".procs 1,2", "cpu. 1,2", "cpu.procs 8..2 x2",
-		"cpu.procs 2..8 x1", "cpu.procs 0..8 x2", "cpu.procs 2..8 +0", "cpu.procs 2..8",
-		"cpu.procs 1..100 +1", "cpu.procs 2..8 x2 more",
+		"cpu 2..8 x2",
+		"cpu.procs",
+		".procs 1,2",
+		"cpu. 1,2",
+		"cpu.procs 8..2 x2",
+		"cpu.procs 2..8 x1",
+		"cpu.procs 0..8 x2",
+		"cpu.procs 2..8 +0",
+		"cpu.procs 2..8",
+		"cpu.procs 1..100 +1",
+		"cpu.procs 2..8 x2 more",
 	};
 
 	for (size_t i = 0; i < NCASES(bad); i++) {
@@ -82,8 +90,15 @@ static void test_until(void **state)
 	assert_true(until_met(&u, 81, 0, 0));
 	assert_false(until_met(&u, 80, 1000, 99));
 
-	static const char *const bad[] = { "", "ratio", "ratio < 2", "p95 > 150", "median > 3s",
-					   "speed > 1", "ratio > 1 | ratio > 2 | ratio > 3 | ratio > 4 | ratio > 5" };
+	static const char *const bad[] = {
+		"",
+		"ratio",
+		"ratio < 2",
+		"p95 > 150",
+		"median > 3s",
+		"speed > 1",
+		"ratio > 1 | ratio > 2 | ratio > 3 | ratio > 4 | ratio > 5"
+	};
 	for (size_t i = 0; i < NCASES(bad); i++)
 		if (until_parse(bad[i], &u, &err) == 0)
 			fail_msg("'%s' accepted", bad[i]);

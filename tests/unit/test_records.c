@@ -77,18 +77,23 @@ static void test_tables_match_schema(void **state)
 
 			if (c->expr != NULL)
 				continue;
-			q = sqlite3_mprintf("SELECT type, \"notnull\", pk FROM pragma_table_info(%Q)"
-					    " WHERE name = %Q", rt->table, c->name);
+			q = sqlite3_mprintf(
+				"SELECT type, \"notnull\", pk FROM pragma_table_info(%Q)"
+				" WHERE name = %Q",
+				rt->table, c->name);
 			assert_int_equal(sqlite3_prepare_v2(sql, q, -1, &st, NULL), SQLITE_OK);
 			if (sqlite3_step(st) != SQLITE_ROW)
 				fail_msg("%s.%s: no such column", rt->table, c->name);
 			/* "REAL NOT NULL" = type REAL, notnull 1 */
 			assert_true(strncmp(c->sql_type, (const char *)sqlite3_column_text(st, 0),
 					    strlen((const char *)sqlite3_column_text(st, 0))) == 0);
-			if ((strstr(c->sql_type, "NOT NULL") != NULL) != (sqlite3_column_int(st, 1) != 0))
-				fail_msg("%s.%s: NOT NULL differs from the schema", rt->table, c->name);
+			if ((strstr(c->sql_type, "NOT NULL") != NULL) !=
+			    (sqlite3_column_int(st, 1) != 0))
+				fail_msg("%s.%s: NOT NULL differs from the schema", rt->table,
+					 c->name);
 			if ((c->flags & COLF_NOT_NULL) && sqlite3_column_int(st, 1) == 0)
-				fail_msg("%s.%s: COLF_NOT_NULL on a nullable column", rt->table, c->name);
+				fail_msg("%s.%s: COLF_NOT_NULL on a nullable column", rt->table,
+					 c->name);
 			sqlite3_finalize(st);
 			sqlite3_free(q);
 			assert_true(c->since >= 1 && c->since <= DB_SCHEMA_VERSION);
@@ -106,31 +111,18 @@ static void fill_column(const struct column *c, void *row, int i, bool nulls, in
 	static char texts[64][32];
 
 	switch (c->type) {
-	case COL_INT:
-		*FIELD(int, c, row) = 100 + i;
-		break;
-	case COL_LONG:
-		*FIELD(long, c, row) = 200 + i;
-		break;
-	case COL_I64:
-		*FIELD(int64_t, c, row) = ((int64_t)1 << 40) + i;
-		break;
-	case COL_U64:
-		*FIELD(uint64_t, c, row) = ((uint64_t)1 << 62) + (uint64_t)i;
-		break;
-	case COL_BOOL:
-		*FIELD(bool, c, row) = i % 2 == 0;
-		break;
-	case COL_REAL:
-		*FIELD(double, c, row) = nulls ? NAN : 0.1 * i + 1.0 / 3;
-		break;
-	case COL_TIME:
-		*FIELD(double, c, row) = 1.7e9 + 0.125 * i;
-		break;
+	case COL_INT: *FIELD(int, c, row) = 100 + i; break;
+	case COL_LONG: *FIELD(long, c, row) = 200 + i; break;
+	case COL_I64: *FIELD(int64_t, c, row) = ((int64_t)1 << 40) + i; break;
+	case COL_U64: *FIELD(uint64_t, c, row) = ((uint64_t)1 << 62) + (uint64_t)i; break;
+	case COL_BOOL: *FIELD(bool, c, row) = i % 2 == 0; break;
+	case COL_REAL: *FIELD(double, c, row) = nulls ? NAN : 0.1 * i + 1.0 / 3; break;
+	case COL_TIME: *FIELD(double, c, row) = 1.7e9 + 0.125 * i; break;
 	case COL_TEXT:
 	case COL_TEXT_NULL:
 		snprintf(texts[i], sizeof texts[i], "%s-%d%s", c->name, i, nulls ? "-n" : "");
-		*FIELD(const char *, c, row) = nulls && !(c->flags & COLF_NOT_NULL) ? NULL : texts[i];
+		*FIELD(const char *, c, row) = nulls && !(c->flags & COLF_NOT_NULL) ? NULL
+										    : texts[i];
 		break;
 	case COL_PHASE_ID:
 		*FIELD(int64_t, c, row) = nulls && !strstr(c->sql_type, "NOT NULL") ? 0 : phase_id;
@@ -175,7 +167,8 @@ static void check_column(const struct record_type *rt, const struct column *c, c
 	} else if (column_is_integer(c)) {
 		if (column_integer(c, want) != column_integer(c, got))
 			fail_msg("%s.%s: wrote %lld, read %lld", rt->table, c->name,
-				 (long long)column_integer(c, want), (long long)column_integer(c, got));
+				 (long long)column_integer(c, want),
+				 (long long)column_integer(c, got));
 	} else {
 		double w = column_number(c, want), g = column_number(c, got);
 
@@ -186,8 +179,8 @@ static void check_column(const struct record_type *rt, const struct column *c, c
 
 /* Writes a record through db_insert, reads it back through db_list, and
  * compares every inserted column. */
-static void round_trip(struct db *db, enum record_id rec, int64_t owner, int64_t key,
-		       bool nulls, int64_t phase_id)
+static void round_trip(struct db *db, enum record_id rec, int64_t owner, int64_t key, bool nulls,
+		       int64_t phase_id)
 {
 	const struct record_type *rt = &record_types[rec];
 	char want[512];

@@ -21,11 +21,11 @@
 #include "db.h"
 #include "report.h"
 
-#define assert_near(got, want, eps)                                                   \
-	do {                                                                          \
-		double got_ = (got), want_ = (want);                                  \
-		if (!(fabs(got_ - want_) <= (eps)))                                   \
-			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+#define assert_near(got, want, eps)                                                                \
+	do {                                                                                       \
+		double got_ = (got), want_ = (want);                                               \
+		if (!(fabs(got_ - want_) <= (eps)))                                                \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);                       \
 	} while (0)
 
 struct fixture {
@@ -39,9 +39,16 @@ static void add_sample(struct db *db, int64_t run, int64_t phase, int64_t seq, d
 		       bool failed, int64_t missed)
 {
 	struct sample s = {
-		.phase_id = phase, .seq = seq, .started_at = 100 + (double)seq, .wall_ms = wall,
-		.user_ms = wall / 4, .sys_ms = wall / 4, .cpu_pct = 50, .exit_code = failed,
-		.failed = failed, .missed = missed,
+		.phase_id = phase,
+		.seq = seq,
+		.started_at = 100 + (double)seq,
+		.wall_ms = wall,
+		.user_ms = wall / 4,
+		.sys_ms = wall / 4,
+		.cpu_pct = 50,
+		.exit_code = failed,
+		.failed = failed,
+		.missed = missed,
 	};
 	assert_int_equal(db_sample_insert(db, run, &s), 0);
 }
@@ -50,8 +57,14 @@ static void add_loader(struct db *db, int64_t run, int64_t phase, double t, uint
 		       double cpu_ms)
 {
 	struct loader_sample l = {
-		.phase_id = phase, .load = "cpu", .t = t, .cycles = cycles, .ops = cycles * 8,
-		.cpu_ms = cpu_ms, .procs = 2, .running = true,
+		.phase_id = phase,
+		.load = "cpu",
+		.t = t,
+		.cycles = cycles,
+		.ops = cycles * 8,
+		.cpu_ms = cpu_ms,
+		.procs = 2,
+		.running = true,
 	};
 	assert_int_equal(db_loader_sample_insert(db, run, &l), 0);
 }
@@ -59,8 +72,14 @@ static void add_loader(struct db *db, int64_t run, int64_t phase, double t, uint
 static void add_psi(struct db *db, int64_t run, int64_t phase, double t, double cpu)
 {
 	struct sys_sample s = {
-		.phase_id = phase, .t = t, .psi_cpu_some = cpu, .psi_mem_some = NAN,
-		.psi_io_some = 1, .psi_cpu_full = NAN, .psi_mem_full = NAN, .psi_io_full = NAN,
+		.phase_id = phase,
+		.t = t,
+		.psi_cpu_some = cpu,
+		.psi_mem_some = NAN,
+		.psi_io_some = 1,
+		.psi_cpu_full = NAN,
+		.psi_mem_full = NAN,
+		.psi_io_full = NAN,
 	};
 	assert_int_equal(db_sys_sample_insert(db, run, &s), 0);
 }
@@ -73,8 +92,15 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
 	const struct run_info ri = {
-		.profile_name = "t", .host = "h", .kernel = "k", .cpu_model = "c", .cores = 2,
-		.ram_bytes = 1 << 30, .tree_fingerprint = "fp", .version = "v", .rounds = 2,
+		.profile_name = "t",
+		.host = "h",
+		.kernel = "k",
+		.cpu_model = "c",
+		.cores = 2,
+		.ram_bytes = 1 << 30,
+		.tree_fingerprint = "fp",
+		.version = "v",
+		.rounds = 2,
 	};
 	struct db *db;
 	char *err = NULL;
@@ -91,7 +117,10 @@ static int setup(void **state)
 		return -1;
 	run = db_run_begin(db, &ri, 50);
 	const struct load_info cpu = {
-		.name = "cpu", .type = "cpu", .cycle_unit = "trips", .ops_unit = "passes",
+		.name = "cpu",
+		.type = "cpu",
+		.cycle_unit = "trips",
+		.ops_unit = "passes",
 	};
 	assert_int_equal(db_load_insert(db, run, &cpu), 0);
 
@@ -313,8 +342,7 @@ static void test_json(void **state)
 	assert_int_equal(json_array_size(phases), 3);
 	cpu = json_array_get(phases, 1);
 	assert_near(json_real_value(json_object_get(cpu, "ratio")), 2, 1e-12);
-	assert_near(json_number_value(
-			    json_object_get(json_object_get(cpu, "time_ms"), "median")),
+	assert_near(json_number_value(json_object_get(json_object_get(cpu, "time_ms"), "median")),
 		    60, 1e-12);
 	assert_near(json_number_value(json_object_get(
 			    json_array_get(json_object_get(cpu, "load_stats"), 0), "cycles_per_s")),

@@ -14,11 +14,11 @@
 #define EPS 1e-6
 
 /* cmocka's assert_float_equal compares floats; these figures need doubles. */
-#define assert_near(got, want, eps)                                                   \
-	do {                                                                          \
-		double got_ = (got), want_ = (want);                                  \
-		if (!(fabs(got_ - want_) <= (eps)))                                   \
-			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);          \
+#define assert_near(got, want, eps)                                                                \
+	do {                                                                                       \
+		double got_ = (got), want_ = (want);                                               \
+		if (!(fabs(got_ - want_) <= (eps)))                                                \
+			fail_msg("%s = %.9g, want %.9g", #got, got_, want_);                       \
 	} while (0)
 
 struct summary_case {
@@ -30,14 +30,44 @@ struct summary_case {
 
 static const struct summary_case summary_cases[] = {
 	/* sd = sqrt(5/3); CI: 2.5 -+ t(3) 1.2909944 / 2 */
-	{ "four in order", { 1, 2, 3, 4 }, 4, 2.5, 1.29099445, 1, 2.5, 3.85, 3.97, 4, 0.44573994,
+	{ "four in order",
+	  { 1, 2, 3, 4 },
+	  4,
+	  2.5,
+	  1.29099445,
+	  1,
+	  2.5,
+	  3.85,
+	  3.97,
+	  4,
+	  0.44573994,
 	  4.55426006 },
 	/* t(1) = 12.706205: the interval is wide, as it should be */
 	{ "two", { 10, 20 }, 2, 15, 7.07106781, 10, 15, 19.5, 19.9, 20, -48.531025, 78.531025 },
-	{ "five unsorted", { 5, 1, 4, 2, 3 }, 5, 3, 1.58113883, 1, 3, 4.8, 4.96, 5, 1.03675691,
+	{ "five unsorted",
+	  { 5, 1, 4, 2, 3 },
+	  5,
+	  3,
+	  1.58113883,
+	  1,
+	  3,
+	  4.8,
+	  4.96,
+	  5,
+	  1.03675691,
 	  4.96324309 },
-	{ "ten with ties", { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3 }, 10, 3.9, 2.46981781, 1, 3.5, 7.65,
-	  8.73, 9, 2.1331989, 5.6668011 },
+	{ "ten with ties",
+	  { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3 },
+	  10,
+	  3.9,
+	  2.46981781,
+	  1,
+	  3.5,
+	  7.65,
+	  8.73,
+	  9,
+	  2.1331989,
+	  5.6668011 },
 	/* One value: no spread, the interval collapses to the mean */
 	{ "one", { 7 }, 1, 7, 0, 7, 7, 7, 7, 7, 7, 7 },
 	{ "constant", { 2, 2, 2 }, 3, 2, 0, 2, 2, 2, 2, 2, 2, 2 },
@@ -94,7 +124,7 @@ static void test_percentile(void **state)
 	static const struct {
 		double p, want;
 	} cases[] = {
-		{ 0, 10 },  { 100, 50 }, { 50, 30 }, { 25, 20 },  { 10, 14 },
+		{ 0, 10 },  { 100, 50 },  { 50, 30 }, { 25, 20 },  { 10, 14 },
 		{ 90, 46 }, { 99, 49.6 }, { -5, 10 }, { 150, 50 },
 	};
 	const double sorted[] = { 10, 20, 30, 40, 50 };
@@ -112,11 +142,19 @@ static void test_t_quantile(void **state)
 		size_t df;
 		double want;
 	} cases[] = {
-		{ 1, 12.706205 }, { 2, 4.302653 }, { 5, 2.570582 }, { 10, 2.228139 },
-		{ 29, 2.045230 }, { 30, 2.042272 },
+		{ 1, 12.706205 },
+		{ 2, 4.302653 },
+		{ 5, 2.570582 },
+		{ 10, 2.228139 },
+		{ 29, 2.045230 },
+		{ 30, 2.042272 },
 		/* beyond the table: the expansion must agree with qt() */
-		{ 31, 2.039513 }, { 40, 2.021075 }, { 60, 2.000298 }, { 120, 1.979930 },
-		{ 1000, 1.962339 }, { 100000, 1.959988 },
+		{ 31, 2.039513 },
+		{ 40, 2.021075 },
+		{ 60, 2.000298 },
+		{ 120, 1.979930 },
+		{ 1000, 1.962339 },
+		{ 100000, 1.959988 },
 	};
 	size_t i;
 
@@ -211,12 +249,9 @@ static void test_welch_degenerate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summarize),
-		cmocka_unit_test(test_summarize_empty),
-		cmocka_unit_test(test_percentile),
-		cmocka_unit_test(test_t_quantile),
-		cmocka_unit_test(test_welford),
-		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_summarize),        cmocka_unit_test(test_summarize_empty),
+		cmocka_unit_test(test_percentile),       cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_welford),          cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_welch_degenerate),
 	};
 

@@ -57,8 +57,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
 	const char *tmp = getenv("TMPDIR");
-	struct run_info ri = { .profile_name = "test", .version = "test", .rounds = 1,
-			       .pid = getpid() };
+	struct run_info ri = {
+		.profile_name = "test", .version = "test", .rounds = 1, .pid = getpid()
+	};
 	char path[128], *err = NULL;
 
 	snprintf(f->dir, sizeof f->dir, "%s/test_sv.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -109,7 +110,8 @@ static struct load_def *cpu_load(const char *name, const char *const *keys)
 	def->line = 1;
 	def->kvs = calloc(n + 1, sizeof *def->kvs);
 	for (size_t i = 0; i < n; i++)
-		def->kvs[i] = (struct kv){ .key = (char *)keys[2 * i], .value = (char *)keys[2 * i + 1],
+		def->kvs[i] = (struct kv){ .key = (char *)keys[2 * i],
+					   .value = (char *)keys[2 * i + 1],
 					   .line = 2 + (int)i };
 	def->nkv = n;
 	assert_int_equal(loader_validate(def, "test.conf", stderr), 0);
@@ -238,7 +240,8 @@ static pid_t ring_member_of(pid_t pgid)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 		if (read_small_file(path, buf, sizeof buf) > 0 &&
-		    procfs_parse_pid_stat(buf, &pgrp, &own, &children) == 0 && pgrp == pgid && pid > found)
+		    procfs_parse_pid_stat(buf, &pgrp, &own, &children) == 0 && pgrp == pgid &&
+		    pid > found)
 			found = pid;
 	}
 	closedir(dir);
@@ -258,7 +261,8 @@ static void test_rings_count_and_stop_clean(void **state)
 
 	for (size_t i = 0; i < NCASES(cases); i++) {
 		/* One ring (tokens = 1): every member exists before the first trip. */
-		const char *keys[] = { "procs", cases[i].procs, "mode", cases[i].mode, "tokens", "1",
+		const char *keys[] = { "procs",       cases[i].procs, "mode",
+				       cases[i].mode, "tokens",       "1",
 				       NULL };
 		char name[32], *none, dir[160];
 		struct load_def *def;

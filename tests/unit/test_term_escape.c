@@ -29,14 +29,19 @@ static const struct escape_case cases[] = {
 	{ "back\\slash", 0, 0, "back\\\\slash" },
 	{ "del\x7f", 0, 0, "del\\x7f" },
 	{ "nul\0after", 9, 0, "nul\\x00after" },
-	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, 0, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, 0,
+	  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
 	{ "bad\xff\xfe", 0, 0, "bad\\xff\\xfe" },
 	{ "cut\xe2\x82", 0, 0, "cut\\xe2\\x82" },
 	{ "overlong\xc0\xaf", 0, 0, "overlong\\xc0\\xaf" },
 	{ "overlong3\xe0\x80\xaf", 0, 0, "overlong3\\xe0\\x80\\xaf" },
 	{ "surrogate\xed\xa0\x80", 0, 0, "surrogate\\xed\\xa0\\x80" },
-	{ "c1csi\xc2\x9b" "2J", 0, 0, "c1csi\\u{9b}2J" },
-	{ "raw8bit\x9b" "2J", 0, 0, "raw8bit\\x9b2J" },
+	{ "c1csi\xc2\x9b"
+	  "2J",
+	  0, 0, "c1csi\\u{9b}2J" },
+	{ "raw8bit\x9b"
+	  "2J",
+	  0, 0, "raw8bit\\x9b2J" },
 	{ "rlo\xe2\x80\xaetxt", 0, 0, "rlo\\u{202e}txt" },
 	{ "isolate\xe2\x81\xa6x", 0, 0, "isolate\\u{2066}x" },
 	{ "", 0, 0, "" },
@@ -66,7 +71,8 @@ static void test_no_control_survives(void **state)
 
 			for (const unsigned char *p = (const unsigned char *)out; *p; p++) {
 				if (*p < 0x20 || *p == 0x7f)
-					fail_msg("byte 0x%02x survived from %02x %02x", *p, lead, b);
+					fail_msg("byte 0x%02x survived from %02x %02x", *p, lead,
+						 b);
 			}
 			free(out);
 		}
@@ -75,7 +81,8 @@ static void test_no_control_survives(void **state)
 
 static void test_short_buffer(void **state)
 {
-	const char *in = "ab\x1b" "cd";
+	const char *in = "ab\x1b"
+			 "cd";
 	char buf[6];
 	size_t n;
 
@@ -127,10 +134,8 @@ static void test_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cases),
-		cmocka_unit_test(test_no_control_survives),
-		cmocka_unit_test(test_short_buffer),
-		cmocka_unit_test(test_null_and_safe),
+		cmocka_unit_test(test_cases),        cmocka_unit_test(test_no_control_survives),
+		cmocka_unit_test(test_short_buffer), cmocka_unit_test(test_null_and_safe),
 		cmocka_unit_test(test_large),
 	};
 

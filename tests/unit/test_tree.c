@@ -29,7 +29,7 @@ static void test_spec_parse_good(void **state)
 	} cases[] = {
 		{ "depth=4 fanout=8 files=10 size=512", { 4, 8, 10, 512 } },
 		{ "size=512 files=3 fanout=2 depth=1", { 1, 2, 3, 512 } },
-		{ "fanout=2", { 4, 2, 10, 0 } },              /* the rest kept */
+		{ "fanout=2", { 4, 2, 10, 0 } }, /* the rest kept */
 		{ "files=0 size=1K", { 4, 8, 0, 1024 } },
 		{ "  depth=2\tfanout=3  ", { 2, 3, 10, 0 } },
 		{ "depth=0 fanout=1 files=0 size=0", { 0, 1, 0, 0 } },
@@ -111,8 +111,8 @@ static void test_entries(void **state)
 static void test_fingerprint(void **state)
 {
 	static const struct tree_spec specs[] = {
-		{ 4, 8, 10, 0 }, { 5, 8, 10, 0 }, { 4, 9, 10, 0 }, { 4, 8, 11, 0 }, { 4, 8, 10, 1 },
-		{ 8, 4, 10, 0 }, { 4, 10, 8, 0 },
+		{ 4, 8, 10, 0 }, { 5, 8, 10, 0 }, { 4, 9, 10, 0 }, { 4, 8, 11, 0 },
+		{ 4, 8, 10, 1 }, { 8, 4, 10, 0 }, { 4, 10, 8, 0 },
 	};
 	char fp[sizeof specs / sizeof specs[0]][TREE_FINGERPRINT_LEN + 1];
 
@@ -141,7 +141,9 @@ static int walk_one(const char *path, const struct stat *st, int flag, struct FT
 		walk_list = xreallocarray(walk_list, walk_cap, sizeof *walk_list);
 	}
 	walk_list[walk_n++] = xasprintf(".%s %c %lld", path + walk_root_len,
-					S_ISDIR(st->st_mode) ? 'd' : S_ISREG(st->st_mode) ? 'f' : '?',
+					S_ISDIR(st->st_mode)   ? 'd'
+					: S_ISREG(st->st_mode) ? 'f'
+							       : '?',
 					S_ISREG(st->st_mode) ? (long long)st->st_size : 0LL);
 	return 0;
 }
@@ -298,9 +300,9 @@ static void test_reuse(void **state)
 static void test_rebuild_partial(void **state)
 {
 	static const char *const stamps[] = {
-		NULL,                        /* no stamp: interrupted build */
-		"0123456789abcdef\n",        /* another tree's stamp */
-		"",                          /* empty */
+		NULL,                 /* no stamp: interrupted build */
+		"0123456789abcdef\n", /* another tree's stamp */
+		"",                   /* empty */
 	};
 	struct tree_spec spec = { 2, 3, 2, 16 };
 

@@ -88,7 +88,7 @@ static void test_dirs_and_files(void **state)
 	assert_int_equal(chmod(sub, 0755), 0);
 	/* The file itself. */
 	assert_int_equal(chmod(file, 0666), 0);
-	expect_file(file, "profile " );
+	expect_file(file, "profile ");
 	expect_file(file, "is writable by other users (mode 0666)");
 	assert_int_equal(chmod(file, 0644), 0);
 	if (geteuid() == 0) {
