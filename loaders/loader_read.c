@@ -112,8 +112,8 @@ static int read_open_part(struct reader *rd, uint64_t *have)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero): block is 4K at least (its range)
-		 */
+		/* block >= 4K (its range) */
+		/* NOLINTNEXTLINE(clang-analyzer-core.DivideZero) */
 		*have = (uint64_t)st.st_size - (uint64_t)st.st_size % rd->block;
 	return fd;
 }
