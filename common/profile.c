@@ -12,7 +12,6 @@
 
 #include "log.h"
 #include "parse.h"
-#include "probe.h"
 #include "tree_spec.h"
 #include "xalloc.h"
 
@@ -297,6 +296,7 @@ struct reader {
 	bool ignoring;         /* in a section that was refused: its keys too */
 	int first_syntax_line; /* 0 or the first line the reader found malformed */
 	struct problems *pr;
+	const struct profile_checks *checks; /* never NULL; its members may be */
 };
 
 static const char *kind_word(int kind)
@@ -647,40 +647,56 @@ static char *section_text(const struct section *s)
 	return text;
 }
 
-/* type = KIND, or the section's name when that is a kind: [probe wakeup]. */
-static const char *probe_section_type(const struct section *s)
+/* type = KIND, or the section's name when that is a kind: [probe wakeup]
+ * (any name when kinds are not checked). */
+static const char *probe_section_type(const struct reader *r, const struct section *s)
 {
 	const struct kv *type = section_key(s, "type");
+	struct probe_kind k;
 
 	if (type != NULL)
 		return type->value;
-	return probe_find(s->name) != NULL ? s->name : NULL;
+	if (r->checks->probe_kind == NULL || r->checks->probe_kind(s->name, &k))
+		return s->name;
+	return NULL;
 }
 
-static int build_probe(struct reader *r, struct profile *p, const struct section *s,
-		       const struct section **job)
+/* The kind of a [probe NAME] section into *k; problems printed, counted. */
+static int probe_section_kind(struct reader *r, const struct section *s, const char *name,
+			      struct probe_kind *k)
 {
-	const char *type = s->name ? probe_section_type(s) : "job";
+	const char *type = s->name ? probe_section_type(r, s) : "job";
 	const struct kv *type_kv = section_key(s, "type");
-	const char *name = s->name ? s->name : "job";
-	struct probe_inst_def *inst;
-	const struct probe_ops *ops;
-	struct section own;
-	char known[128], *label;
-	int problems = 0;
+	char known[128] = "";
 
-	probe_names(known, sizeof known);
+	if (r->checks->probe_names != NULL)
+		r->checks->probe_names(known, sizeof known);
 	if (type == NULL || *type == '\0') {
 		problem_add(r->pr, r->file, s->line, "[probe %s] has no type; known: %s", name,
 			    known);
 		return 1;
 	}
-	ops = probe_find(type);
-	if (ops == NULL) {
+	*k = (struct probe_kind){ .name = type };
+	if (r->checks->probe_kind != NULL && !r->checks->probe_kind(type, k)) {
 		problem_add(r->pr, r->file, type_kv ? type_kv->line : s->line,
 			    "unknown probe type '%s'; known: %s", type, known);
 		return 1;
 	}
+	return 0;
+}
+
+static int build_probe(struct reader *r, struct profile *p, const struct section *s,
+		       const struct section **job)
+{
+	const char *name = s->name ? s->name : "job";
+	struct probe_inst_def *inst;
+	struct probe_kind k;
+	struct section own;
+	char *label;
+	int problems = 0;
+
+	if (probe_section_kind(r, s, name, &k) > 0)
+		return 1;
 	for (size_t i = 0; i < p->nprobes; i++) {
 		if (strcmp(p->probes[i].name, name) == 0) {
 			problem_add(r->pr, r->file, s->line,
@@ -690,7 +706,7 @@ static int build_probe(struct reader *r, struct profile *p, const struct section
 			return 1;
 		}
 	}
-	if (strcmp(ops->name, "job") == 0 && *job != NULL) {
+	if (strcmp(k.name, "job") == 0 && *job != NULL) {
 		problem_add(r->pr, r->file, s->line,
 			    "a profile has one job probe; [probe %s] is a second (the first is at "
 			    "line %d)",
@@ -699,17 +715,18 @@ static int build_probe(struct reader *r, struct profile *p, const struct section
 	}
 	inst = &p->probes[p->nprobes++];
 	*inst = (struct probe_inst_def){
-		.name = xstrdup(name), .line = s->line, .type = xstrdup(ops->name), .ops = ops
+		.name = xstrdup(name), .line = s->line, .type = xstrdup(k.name), .ops = k.ops
 	};
 	own = section_without_type(s);
 	inst->options_text = section_text(&own);
-	if (strcmp(ops->name, "job") == 0) {
+	if (strcmp(k.name, "job") == 0) {
 		*job = s;
 		inst->config = &p->probe;
-	} else {
+	} else if (k.options != NULL) {
 		label = xasprintf("probe %s", name);
-		inst->config = xcalloc(1, ops->config_size);
-		problems += apply_section(ops->options, inst->config, &own, label, r);
+		inst->options = k.options;
+		inst->config = xcalloc(1, k.config_size);
+		problems += apply_section(k.options, inst->config, &own, label, r);
 		free(label);
 	}
 	free(own.kvs);
@@ -742,14 +759,19 @@ static int build_run_probes(struct reader *r, struct profile *p)
 		problems += build_job(r, p, NULL, "probe");
 	}
 	/* No probe section at all: the job probe with its defaults, as ever. */
-	if (!any)
+	if (!any) {
+		struct probe_kind k = { 0 };
+
+		if (r->checks->probe_kind != NULL)
+			r->checks->probe_kind("job", &k);
 		p->probes[p->nprobes++] = (struct probe_inst_def){
 			.name = xstrdup("job"),
 			.type = xstrdup("job"),
-			.ops = probe_find("job"),
+			.ops = k.ops,
 			.config = &p->probe,
 			.options_text = xstrdup(""),
 		};
+	}
 	return problems;
 }
 
@@ -834,7 +856,7 @@ static int build_load(struct reader *r, const struct section *s, struct load_def
 	return problems;
 }
 
-static int build_loads(struct reader *r, struct profile *p, load_validate_fn validate)
+static int build_loads(struct reader *r, struct profile *p)
 {
 	int problems = 0;
 	size_t i;
@@ -842,7 +864,8 @@ static int build_loads(struct reader *r, struct profile *p, load_validate_fn val
 	p->loads = xcalloc(r->nsecs, sizeof *p->loads);
 	for (i = 0; i < r->nsecs; i++)
 		if (r->secs[i].kind == SEC_LOAD)
-			problems += build_load(r, &r->secs[i], &p->loads[p->nloads++], validate);
+			problems += build_load(r, &r->secs[i], &p->loads[p->nloads++],
+					       r->checks->load);
 	return problems;
 }
 
@@ -969,7 +992,7 @@ static char *read_file(const char *path, size_t *len)
 }
 
 static int parse_text(const char *path, char *text, size_t len, struct profile *p,
-		      load_validate_fn validate, FILE *errs);
+		      const struct profile_checks *checks, FILE *errs);
 
 static char *name_from_path(const char *path)
 {
@@ -983,7 +1006,8 @@ static char *name_from_path(const char *path)
 	return xstrndup(base, len);
 }
 
-int profile_load(const char *path, struct profile *p, load_validate_fn validate, FILE *errs)
+int profile_load(const char *path, struct profile *p, const struct profile_checks *checks,
+		 FILE *errs)
 {
 	size_t len = 0;
 	char *text = read_file(path, &len);
@@ -993,21 +1017,22 @@ int profile_load(const char *path, struct profile *p, load_validate_fn validate,
 		fprintf(errs, "%s: cannot read the profile: %s\n", path, strerror(errno));
 		return 1;
 	}
-	return parse_text(path, text, len, p, validate, errs);
+	return parse_text(path, text, len, p, checks, errs);
 }
 
 int profile_parse_text(const char *path, const char *text, struct profile *p,
-		       load_validate_fn validate, FILE *errs)
+		       const struct profile_checks *checks, FILE *errs)
 {
-	return parse_text(path, xstrdup(text), strlen(text), p, validate, errs);
+	return parse_text(path, xstrdup(text), strlen(text), p, checks, errs);
 }
 
 /* Takes text, which becomes p->text. */
 static int parse_text(const char *path, char *text, size_t len, struct profile *p,
-		      load_validate_fn validate, FILE *errs)
+		      const struct profile_checks *checks, FILE *errs)
 {
+	static const struct profile_checks unchecked = { 0 };
 	struct problems pr = { 0 };
-	struct reader r = { .file = path, .pr = &pr };
+	struct reader r = { .file = path, .pr = &pr, .checks = checks ? checks : &unchecked };
 	int problems = 0, ini_line;
 
 	*p = (struct profile){ 0 };
@@ -1032,7 +1057,7 @@ static int parse_text(const char *path, char *text, size_t len, struct profile *
 
 	problems += build_run_probes(&r, p);
 	problems += build_phases(&r, p);
-	problems += build_loads(&r, p, validate);
+	problems += build_loads(&r, p);
 	problems += check_references(&r, p);
 
 	sections_free(r.secs, r.nsecs);
@@ -1064,7 +1089,7 @@ void profile_free(struct profile *p)
 		struct probe_inst_def *pi = &p->probes[i];
 
 		if (pi->config != NULL && pi->config != &p->probe) {
-			options_free(pi->ops->options, pi->config);
+			options_free(pi->options, pi->config);
 			free(pi->config);
 		}
 		free(pi->name);

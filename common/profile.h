@@ -53,15 +53,16 @@ struct phase_def {
 	struct until until; /* nterms 0: every step runs */
 };
 
-struct probe_ops;
+struct probe_ops; /* probe/probe.h: common/ knows no probe kind */
 
 /* A [probe NAME] section (or the old [probe], which is the job probe named
  * job; a profile without any runs that job probe with its defaults). */
 struct probe_inst_def {
 	char *name;
-	int line;   /* 0: implied */
-	char *type; /* the kind, e.g. "wakeup" */
-	const struct probe_ops *ops;
+	int line;                         /* 0: implied */
+	char *type;                       /* the kind, e.g. "wakeup" */
+	const struct probe_ops *ops;      /* NULL when probe kinds were not checked */
+	const struct option_def *options; /* the table config was parsed with, or NULL */
 	void *config;       /* the kind's parsed options; the job's is &profile->probe */
 	char *options_text; /* its keys as written, "key = value" per line, for the record */
 };
@@ -100,15 +101,35 @@ struct profile {
  * and returns their number. */
 typedef int (*load_validate_fn)(struct load_def *def, const char *file, FILE *errs);
 
+/* A probe kind as the parser needs it. */
+struct probe_kind {
+	const char *name;                 /* the kind's own name */
+	const struct option_def *options; /* the keys of its [probe NAME] sections */
+	size_t config_size;               /* what the options fill */
+	const struct probe_ops *ops;      /* kept in probe_inst_def.ops */
+};
+
+/* What a profile is checked against beyond its own syntax, supplied by the
+ * program that links the loaders and the probe kinds (loadd). */
+struct profile_checks {
+	load_validate_fn load; /* NULL: loads unchecked */
+	/* Fills *k with the kind NAME, false when there is none. NULL: a [probe
+	 * NAME] section keeps its type and keys as written, unchecked (enough to
+	 * read a stored profile's phases). */
+	bool (*probe_kind)(const char *name, struct probe_kind *k);
+	void (*probe_names)(char *buf, size_t len); /* "job, wakeup, ...", for messages */
+};
+
 /* Parses and validates the whole file. Returns the number of problems
  * printed to errs (0: *p is valid and must be freed with profile_free). An
- * unreadable file is one problem. validate may be NULL (loads unchecked). */
-int profile_load(const char *path, struct profile *p, load_validate_fn validate, FILE *errs);
+ * unreadable file is one problem. checks may be NULL (nothing checked). */
+int profile_load(const char *path, struct profile *p, const struct profile_checks *checks,
+		 FILE *errs);
 /* The same for a profile held in memory, such as the text stored with a run;
  * path only names it in messages. errs may be NULL: problems are counted, not
  * printed. */
 int profile_parse_text(const char *path, const char *text, struct profile *p,
-		       load_validate_fn validate, FILE *errs);
+		       const struct profile_checks *checks, FILE *errs);
 void profile_free(struct profile *p);
 
 /* NAME (no slash, no .conf) is looked up as NAME.conf in ./config (not as

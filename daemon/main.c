@@ -446,7 +446,9 @@ int main(int argc, char **argv)
 		free(profile_path);
 		return EXIT_USAGE;
 	}
-	int problems = profile_load(profile_path, &p, loader_validate, stderr);
+	static const struct profile_checks checks = { loader_validate, probe_kind_find,
+						      probe_names };
+	int problems = profile_load(profile_path, &p, &checks, stderr);
 	if (problems > 0) {
 		fprintf(stderr, "loadd: %s: %d problem%s; nothing was started\n", profile_path,
 			problems, problems == 1 ? "" : "s");

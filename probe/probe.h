@@ -15,6 +15,7 @@
 
 #include "hist.h"
 #include "options.h"
+#include "profile.h"
 #include "records.h"
 
 #define PROBE_OPS_VERSION 1
@@ -63,6 +64,9 @@ extern const struct probe_ops *const probe_table[];
 const struct probe_ops *probe_find(const char *name);
 /* "job, wakeup, fsync, launch, fault" */
 void probe_names(char *buf, size_t len);
+/* The kind NAME as a profile's parser needs it (struct profile_checks'
+ * probe_kind); false when there is none. */
+bool probe_kind_find(const char *name, struct probe_kind *k);
 /* --list-probes */
 void probe_print_all(FILE *fp);
 /* The start-up check of every ops struct; fatal if one is broken. */

@@ -34,6 +34,19 @@ const struct probe_ops *probe_find(const char *name)
 	return NULL;
 }
 
+bool probe_kind_find(const char *name, struct probe_kind *k)
+{
+	const struct probe_ops *ops = probe_find(name);
+
+	if (ops == NULL)
+		return false;
+	*k = (struct probe_kind){ .name = ops->name,
+				  .options = ops->options,
+				  .config_size = ops->config_size,
+				  .ops = ops };
+	return true;
+}
+
 void probe_names(char *buf, size_t len)
 {
 	size_t used = 0;

@@ -9,6 +9,7 @@
 #include "loader.h"
 #include "log.h"
 #include "parse.h"
+#include "probe.h"
 #include "profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,6 +30,8 @@ static int validate_offline(struct load_def *def, const char *file, FILE *errs)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct profile_checks checks = { validate_offline, probe_kind_find,
+						      probe_names };
 	static int quiet;
 	char *text = malloc(size + 1);
 	struct profile p;
@@ -45,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (profile_parse_text("fuzz.conf", text, &p, validate_offline, NULL) == 0)
+	if (profile_parse_text("fuzz.conf", text, &p, &checks, NULL) == 0)
 		profile_free(&p);
 	if ((nl = strchr(text, '\n')) != NULL)
 		*nl = '\0';

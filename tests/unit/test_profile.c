@@ -75,6 +75,7 @@ static int fake_validate(struct load_def *def, const char *file, FILE *errs)
 /* Loads path; returns the problems and what was printed (malloc'd). */
 static int load(const char *path, struct profile *p, load_validate_fn validate, char **out)
 {
+	const struct profile_checks checks = { validate, probe_kind_find, probe_names };
 	size_t len = 0;
 	FILE *fp;
 	int n;
@@ -82,7 +83,7 @@ static int load(const char *path, struct profile *p, load_validate_fn validate, 
 	*out = NULL;
 	fp = open_memstream(out, &len);
 	assert_non_null(fp);
-	n = profile_load(path, p, validate, fp);
+	n = profile_load(path, p, &checks, fp);
 	fclose(fp);
 	return n;
 }
@@ -292,6 +293,31 @@ static void test_every_shipped_profile(void **state)
 		assert_true(p.nphases > 0);
 		profile_free(&p);
 	}
+}
+
+/* Without the probe kinds (a report reading a stored profile), [probe NAME]
+ * sections keep their type and keys as written, unchecked and unparsed. */
+static void test_probes_unchecked(void **state)
+{
+	struct profile p;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	assert_non_null(fp);
+	assert_int_equal(profile_load("profiles/good-probes.conf", &p, NULL, fp), 0);
+	fclose(fp);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(p.nprobes, 3);
+	assert_ptr_equal(profile_job_probe(&p), &p.probes[0]);
+	assert_string_equal(p.probe.job, "ls {tree}");
+	assert_string_equal(p.probes[1].type, "wakeup");
+	assert_null(p.probes[1].ops);
+	assert_null(p.probes[1].config);
+	assert_string_equal(p.probes[2].type, "fsync");
+	assert_string_equal(p.probes[2].options_text, "size = 8K\n");
+	profile_free(&p);
 }
 
 /* [probe NAME] sections of several kinds, and phases that run a subset; the
@@ -597,15 +623,11 @@ static void test_find(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_full),
-		cmocka_unit_test(test_good_minimal),
-		cmocka_unit_test(test_no_baseline),
-		cmocka_unit_test(test_shipped_profiles),
-		cmocka_unit_test(test_good_probes),
-		cmocka_unit_test(test_bad_profiles),
-		cmocka_unit_test(test_odd_bytes),
-		cmocka_unit_test(test_real_loaders),
-		cmocka_unit_test(test_every_shipped_profile),
+		cmocka_unit_test(test_good_full),    cmocka_unit_test(test_good_minimal),
+		cmocka_unit_test(test_no_baseline),  cmocka_unit_test(test_shipped_profiles),
+		cmocka_unit_test(test_good_probes),  cmocka_unit_test(test_probes_unchecked),
+		cmocka_unit_test(test_bad_profiles), cmocka_unit_test(test_odd_bytes),
+		cmocka_unit_test(test_real_loaders), cmocka_unit_test(test_every_shipped_profile),
 		cmocka_unit_test(test_find),
 	};
 
