@@ -17,6 +17,7 @@
 #include "options.h"
 #include "profile.h"
 #include "records.h"
+#include "study.h"
 
 #define PROBE_OPS_VERSION 1
 
@@ -57,6 +58,9 @@ struct probe_ops {
 	void (*close)(void *state);
 	/* Optional: what it will do, logged at start ("1 thread, every 1ms"). */
 	void (*describe)(const void *config, char *buf, size_t len);
+	/* Optional: the study tables its figures go in (study.h), ended by a
+	 * NULL table; the report prints them beside the per-probe rows. */
+	const struct study_place *study;
 };
 
 extern const struct probe_ops *const probe_table[];

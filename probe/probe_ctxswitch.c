@@ -337,6 +337,17 @@ static void ctx_describe(const void *config, char *buf, size_t len)
 		 cfg->members, ctx_modes[cfg->mode], cfg->passes, size, every);
 }
 
+/* lat_ctx's table: a row per ring, a column per size of memory touched. */
+static const struct study_place ctx_study[] = {
+	{ .table = "Context switch: us per switch by members x size, overhead subtracted "
+		   "(ctxswitch)",
+	  .rows = "members",
+	  .row = "{members} {mode}",
+	  .column = "{size}",
+	  .unit = "us" },
+	{ 0 },
+};
+
 const struct probe_ops probe_ctxswitch_ops = {
 	.version = PROBE_OPS_VERSION,
 	.name = "ctxswitch",
@@ -349,4 +360,5 @@ const struct probe_ops probe_ctxswitch_ops = {
 	.run = ctx_run,
 	.close = ctx_close,
 	.describe = ctx_describe,
+	.study = ctx_study,
 };

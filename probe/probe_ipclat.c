@@ -424,6 +424,15 @@ static void ipclat_describe(const void *config, char *buf, size_t len)
 		 ipc_vias[cfg->via], every);
 }
 
+/* The IPC appendix's latency table: a row per mechanism. */
+static const struct study_place ipclat_study[] = {
+	{ .table = "IPC latency: us per round trip (ipclat)",
+	  .rows = "mechanism",
+	  .row = "{via}",
+	  .unit = "us" },
+	{ 0 },
+};
+
 const struct probe_ops probe_ipclat_ops = {
 	.version = PROBE_OPS_VERSION,
 	.name = "ipclat",
@@ -437,4 +446,5 @@ const struct probe_ops probe_ipclat_ops = {
 	.run = ipclat_run,
 	.close = ipclat_close,
 	.describe = ipclat_describe,
+	.study = ipclat_study,
 };

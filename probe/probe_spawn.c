@@ -210,6 +210,15 @@ static void spawn_describe(const void *config, char *buf, size_t len)
 		 spawn_modes[cfg->mode], every);
 }
 
+/* lat_proc's and the threads study's table: a row per mode. */
+static const struct study_place spawn_study[] = {
+	{ .table = "Creation: us per create + destroy (spawn)",
+	  .rows = "mode",
+	  .row = "{mode}",
+	  .unit = "us" },
+	{ 0 },
+};
+
 const struct probe_ops probe_spawn_ops = {
 	.version = PROBE_OPS_VERSION,
 	.name = "spawn",
@@ -222,4 +231,5 @@ const struct probe_ops probe_spawn_ops = {
 	.run = spawn_run,
 	.close = spawn_close,
 	.describe = spawn_describe,
+	.study = spawn_study,
 };

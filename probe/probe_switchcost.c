@@ -275,6 +275,23 @@ static void switch_describe(const void *config, char *buf, size_t len)
 			 every);
 }
 
+/* The counting study's table: the cost per increment and the switches that
+ * explain it, a row per mode. */
+static const struct study_place switch_study[] = {
+	{ .table = "Switch cost: counting alone, alternating and locked (switchcost)",
+	  .rows = "mode",
+	  .row = "{mode}",
+	  .column = "ns/incr",
+	  .unit = "ns" },
+	{ .table = "Switch cost: counting alone, alternating and locked (switchcost)",
+	  .rows = "mode",
+	  .row = "{mode}",
+	  .column = "switches/incr",
+	  .unit = "",
+	  .figure = STUDY_SWITCHES_PER_OP },
+	{ 0 },
+};
+
 const struct probe_ops probe_switchcost_ops = {
 	.version = PROBE_OPS_VERSION,
 	.name = "switchcost",
@@ -287,4 +304,5 @@ const struct probe_ops probe_switchcost_ops = {
 	.run = switch_run,
 	.close = switch_close,
 	.describe = switch_describe,
+	.study = switch_study,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "probe_study.h"
 
 extern const struct probe_ops probe_job_ops;
 extern const struct probe_ops probe_wakeup_ops;
@@ -85,6 +86,48 @@ void probe_print_all(FILE *fp)
 	}
 }
 
+const struct study_kind *probe_study_kinds(void)
+{
+	static struct study_kind kinds[sizeof probe_table / sizeof probe_table[0]];
+	size_t n = 0;
+
+	for (size_t i = 0; probe_table[i] != NULL; i++)
+		if (probe_table[i]->study != NULL)
+			kinds[n++] = (struct study_kind){ .type = probe_table[i]->name,
+							  .options = probe_table[i]->options,
+							  .places = probe_table[i]->study };
+	kinds[n] = (struct study_kind){ 0 };
+	return kinds;
+}
+
+/* Every {key} of a label template is one of the kind's options, or variant. */
+static void study_check_template(const struct probe_ops *ops, const char *tpl)
+{
+	for (const char *p = tpl; p != NULL && (p = strchr(p, '{')) != NULL; p++) {
+		const char *end = strchr(p, '}');
+		char key[64];
+
+		if (end == NULL || (size_t)(end - p) > sizeof key)
+			fatalx("probe %s: study label \"%s\" has an unclosed {", ops->name, tpl);
+		snprintf(key, sizeof key, "%.*s", (int)(end - p - 1), p + 1);
+		if (strcmp(key, "variant") != 0 && options_find(ops->options, key) == NULL)
+			fatalx("probe %s: study label \"%s\" names no option {%s}", ops->name, tpl,
+			       key);
+	}
+}
+
+/* A study place needs a table, a row header, a row label and a unit. */
+static void study_check(const struct probe_ops *ops)
+{
+	for (const struct study_place *sp = ops->study; sp != NULL && sp->table != NULL; sp++) {
+		if (sp->rows == NULL || sp->row == NULL || sp->unit == NULL)
+			fatalx("probe %s: study table \"%s\" lacks rows, row or unit", ops->name,
+			       sp->table);
+		study_check_template(ops, sp->row);
+		study_check_template(ops, sp->column);
+	}
+}
+
 void probe_table_check(void)
 {
 	for (size_t i = 0; probe_table[i] != NULL; i++) {
@@ -106,5 +149,6 @@ void probe_table_check(void)
 			fatalx("probe %s has no options table or config size", ops->name);
 		if (ops->open == NULL || ops->run == NULL || ops->close == NULL)
 			fatalx("probe %s lacks open, run or close", ops->name);
+		study_check(ops);
 	}
 }

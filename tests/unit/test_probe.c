@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "probe.h"
+#include "probe_study.h"
 #include "profile.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -394,6 +395,26 @@ static void test_prober_failures(void **state)
 	close(fds[1]);
 }
 
+/* The primitive probes declare study tables, and the table check accepts
+ * every declaration (a label naming no option would be fatal). */
+static void test_study_kinds(void **state)
+{
+	static const char *const want[] = { "spawn", "ctxswitch", "switchcost", "ipclat" };
+	const struct study_kind *kinds = probe_study_kinds();
+
+	(void)state;
+	probe_table_check();
+	for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+		const struct study_kind *k = kinds;
+
+		while (k->type != NULL && strcmp(k->type, want[w]) != 0)
+			k++;
+		assert_non_null(k->type);
+		assert_non_null(k->places[0].table);
+		assert_ptr_equal(k->options, probe_find(want[w])->options);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_prober_replace_phase),
 		cmocka_unit_test(test_prober_stop_kills_job),
 		cmocka_unit_test(test_prober_failures),
+		cmocka_unit_test(test_study_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
