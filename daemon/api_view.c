@@ -7,12 +7,6 @@
 #include "probe.h"
 #include "xalloc.h"
 
-/* Prometheus' default buckets, widened at both ends: a warm ls -R of a
- * small tree takes a few ms, a cold one under load several seconds. */
-const double probe_bucket_bounds[PROBE_BUCKETS] = {
-	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
-};
-
 /* 25 us (a good wake-up) to 60 s (a job at its limit), about 2.5x apart. */
 const double latency_bucket_bounds[LATENCY_BUCKETS] = {
 	0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0167,
@@ -34,6 +28,8 @@ static void probe_views_init(struct api_view *v, const struct profile *p)
 		pv->by_phase = xcalloc(v->nhists ? v->nhists : 1, sizeof *pv->by_phase);
 		pv->failed_by_phase = xcalloc(v->nhists ? v->nhists : 1,
 					      sizeof *pv->failed_by_phase);
+		pv->missed_by_phase = xcalloc(v->nhists ? v->nhists : 1,
+					      sizeof *pv->missed_by_phase);
 		for (size_t h = 0; h < v->nhists; h++)
 			pv->by_phase[h] = xcalloc(1, sizeof *pv->by_phase[h]);
 	}
@@ -68,6 +64,7 @@ void api_view_free(struct api_view *v)
 			free(pv->by_phase[h]);
 		free(pv->by_phase);
 		free(pv->failed_by_phase);
+		free(pv->missed_by_phase);
 		free(pv->phase);
 	}
 	free(v->probes);
@@ -115,6 +112,7 @@ void api_view_add_probe_sample(struct api_view *v, size_t probe, const struct sa
 
 	if (pv == NULL)
 		return;
+	pv->missed_by_phase[h] += s->missed > 0 ? (uint64_t)s->missed : 0;
 	if (s->failed) {
 		pv->phase_failed++;
 		pv->failed_by_phase[h]++;
@@ -144,27 +142,12 @@ void api_view_phase_end(struct api_view *v)
 
 void api_view_add_sample(struct api_view *v, const struct sample *s)
 {
-	struct probe_hist *h;
-
 	if (v->state == PHASE_NONE || s->phase_id != v->phase_id ||
 	    v->phase_index >= v->profile->nphases)
 		return;
-	h = &v->hists[v->hist_of_phase[v->phase_index]];
 	v->phase_jobs++;
-	h->missed += s->missed > 0 ? (uint64_t)s->missed : 0;
-	if (s->failed) {
+	if (s->failed)
 		v->phase_failed++;
-		h->failed++;
-	} else {
-		double secs = s->wall_ms / 1000.0;
-		size_t b = 0;
-		while (b < PROBE_BUCKETS && secs > probe_bucket_bounds[b])
-			b++;
-		if (b < PROBE_BUCKETS)
-			h->bucket[b]++;
-		h->count++;
-		h->sum_s += secs;
-	}
 	if (v->nlatest == API_LATEST_SAMPLES) {
 		memmove(&v->latest[0], &v->latest[1],
 			(API_LATEST_SAMPLES - 1) * sizeof v->latest[0]);

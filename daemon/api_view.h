@@ -18,18 +18,9 @@
 
 #define API_LATEST_SAMPLES 10
 
-/* Upper bounds of the probe histogram's buckets, in seconds (+Inf implied). */
-#define PROBE_BUCKETS 15
-extern const double probe_bucket_bounds[PROBE_BUCKETS];
-
-/* Probe jobs of every phase that shares one name, over the whole run. */
-struct probe_hist {
+/* The series of one phase name: phases that share a name share it. */
+struct phase_series {
 	const char *phase;
-	uint64_t bucket[PROBE_BUCKETS]; /* not cumulative: jobs <= bound, > the previous */
-	uint64_t count;                 /* successful jobs */
-	double sum_s;
-	uint64_t failed;
-	uint64_t missed; /* slots skipped because a job overran */
 };
 
 /* Upper bounds of the every-probe latency histogram, in seconds (+Inf
@@ -49,6 +40,7 @@ struct probe_view {
 	uint64_t phase_failed;
 	struct hist **by_phase; /* per distinct phase name (hists index) */
 	uint64_t *failed_by_phase;
+	uint64_t *missed_by_phase; /* slots skipped because an operation overran */
 };
 
 enum phase_state { PHASE_NONE, PHASE_SETTLING, PHASE_PROBING };
@@ -82,7 +74,7 @@ struct api_view {
 	struct sample latest[API_LATEST_SAMPLES];
 	size_t nlatest;
 
-	struct probe_hist *hists; /* one per distinct phase name */
+	struct phase_series *hists; /* one per distinct phase name */
 	size_t nhists;
 	size_t *hist_of_phase; /* profile phase index -> hists index */
 

@@ -93,49 +93,9 @@ static void write_run(FILE *fp, const struct api_view *v)
 	series(fp, "loadd_phase_probing", NULL, v->state == PHASE_PROBING);
 }
 
-static void write_probe(FILE *fp, const struct api_view *v)
-{
-	const char *name = "loadd_probe_response_seconds";
-
-	family(fp, name, "histogram",
-	       "Wall time of each successful probe job, per phase, over the run.");
-	for (size_t h = 0; h < v->nhists; h++) {
-		const struct probe_hist *ph = &v->hists[h];
-		uint64_t cumulative = 0;
-		char le[40];
-
-		for (size_t b = 0; b < PROBE_BUCKETS; b++) {
-			cumulative += ph->bucket[b];
-			csv_format_double(le, sizeof le, probe_bucket_bounds[b]);
-			series(fp, "loadd_probe_response_seconds_bucket",
-			       (const char *[]){ "phase", ph->phase, "le", le, NULL },
-			       (double)cumulative);
-		}
-		series(fp, "loadd_probe_response_seconds_bucket",
-		       (const char *[]){ "phase", ph->phase, "le", "+Inf", NULL },
-		       (double)ph->count);
-		series(fp, "loadd_probe_response_seconds_sum",
-		       (const char *[]){ "phase", ph->phase, NULL }, ph->sum_s);
-		series(fp, "loadd_probe_response_seconds_count",
-		       (const char *[]){ "phase", ph->phase, NULL }, (double)ph->count);
-	}
-	family(fp, "loadd_probe_failures_total", "counter",
-	       "Probe jobs that failed (non-zero exit, killed, timed out, not started).");
-	for (size_t h = 0; h < v->nhists; h++)
-		series(fp, "loadd_probe_failures_total",
-		       (const char *[]){ "phase", v->hists[h].phase, NULL },
-		       (double)v->hists[h].failed);
-	family(fp, "loadd_probe_missed_slots_total", "counter",
-	       "Probe slots skipped because the job before was still running.");
-	for (size_t h = 0; h < v->nhists; h++)
-		series(fp, "loadd_probe_missed_slots_total",
-		       (const char *[]){ "phase", v->hists[h].phase, NULL },
-		       (double)v->hists[h].missed);
-}
-
-/* Every probe's times as one family: a series per probe and phase name,
- * counted from its log-linear histogram (a value sits in the bucket of its
- * histogram bucket's midpoint: within 0.8%). */
+/* Every probe's figures, the job's too, each in one family only: a series
+ * per probe and phase name, counted from its log-linear histogram (a value
+ * sits in the bucket of its histogram bucket's midpoint: within 0.8%). */
 static void write_probe_latency(FILE *fp, const struct api_view *v)
 {
 	const char *name = "loadd_probe_latency_seconds";
@@ -183,6 +143,16 @@ static void write_probe_latency(FILE *fp, const struct api_view *v)
 						 v->probes[i].type, "phase", v->hists[h].phase,
 						 NULL },
 			       (double)v->probes[i].failed_by_phase[h]);
+	family(fp, "loadd_probe_missed_slots_total", "counter",
+	       "Slots of every probe skipped because its operation before was still running, "
+	       "per probe and phase.");
+	for (size_t i = 0; i < v->nprobes; i++)
+		for (size_t h = 0; h < v->nhists; h++)
+			series(fp, "loadd_probe_missed_slots_total",
+			       (const char *[]){ "probe", v->probes[i].name, "type",
+						 v->probes[i].type, "phase", v->hists[h].phase,
+						 NULL },
+			       (double)v->probes[i].missed_by_phase[h]);
 }
 
 /* The loader counters, one family per figure, a series per running load. */
@@ -249,7 +219,6 @@ static void write_system(FILE *fp, const struct api_view *v)
 void metrics_write(FILE *fp, const struct api_view *v)
 {
 	write_run(fp, v);
-	write_probe(fp, v);
 	write_probe_latency(fp, v);
 	write_loads(fp, v);
 	write_system(fp, v);

@@ -117,20 +117,26 @@ def family(name):
     assert f.documentation, name + " has no HELP"
     return f
 
-h = family("loadd_probe_response_seconds")
+# The job's times in the every-probe family, and nowhere else.
+assert "loadd_probe_response_seconds" not in fams, "the job exported twice"
+h = family("loadd_probe_latency_seconds")
 assert h.type == "histogram", h.type
-phases = {s.labels["phase"] for s in h.samples}
+job = [s for s in h.samples if s.labels["type"] == "job"]
+phases = {s.labels["phase"] for s in job}
 assert phases == {"none", "cpu"}, phases
 for ph in phases:
-    buckets = sorted(((float(s.labels["le"]), s.value) for s in h.samples
+    buckets = sorted(((float(s.labels["le"]), s.value) for s in job
                       if s.name.endswith("_bucket") and s.labels["phase"] == ph))
     assert buckets[-1][0] == math.inf
     assert all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:])), buckets
-    count = [s.value for s in h.samples if s.name.endswith("_count") and s.labels["phase"] == ph]
-    total = [s.value for s in h.samples if s.name.endswith("_sum") and s.labels["phase"] == ph]
+    count = [s.value for s in job if s.name.endswith("_count") and s.labels["phase"] == ph]
+    total = [s.value for s in job if s.name.endswith("_sum") and s.labels["phase"] == ph]
     assert count == [buckets[-1][1]] and len(total) == 1 and total[0] >= 0, (ph, count, total)
-none_count = [s.value for s in h.samples if s.name.endswith("_count") and s.labels["phase"] == "none"]
+none_count = [s.value for s in job if s.name.endswith("_count") and s.labels["phase"] == "none"]
 assert none_count[0] >= 1, "no sample of phase none counted"
+missed = family("loadd_probe_missed_slots_total")
+assert missed.type == "counter"
+assert {(s.labels["type"], s.labels["phase"]) for s in missed.samples} >= {("job", "none"), ("job", "cpu")}, missed.samples
 
 for name in ("loadd_load_cycles_total", "loadd_load_bytes_total", "loadd_load_ops_total",
              "loadd_load_errors_total", "loadd_load_restarts_total",

@@ -82,12 +82,19 @@ static struct phase_def phases[] = {
 	{ .name = "cpu", .duration_ms = 1000, .settle_ms = -1 },
 };
 
+/* The first release's [probe] section: the job probe. */
+static struct probe_inst_def job_probe[] = {
+	{ .name = "job", .type = "job" },
+};
+
 static struct profile test_profile = {
 	.path = "/etc/loadd/t.conf",
 	.name = "t",
 	.run = { .rounds = 2, .settle_ms = 500 },
 	.phases = phases,
 	.nphases = 3,
+	.probes = job_probe,
+	.nprobes = 1,
 };
 
 static struct sample job(int64_t phase_id, int64_t seq, double wall_ms, bool failed)
@@ -99,11 +106,18 @@ static struct sample job(int64_t phase_id, int64_t seq, double wall_ms, bool fai
 				.exit_code = failed ? 1 : 0 };
 }
 
+/* A job's sample goes where run.c sends it: the status and the probe's figures. */
+static void add_sample(struct api_view *v, const struct sample *s)
+{
+	api_view_add_sample(v, s);
+	api_view_add_probe_sample(v, 0, s);
+}
+
 static void add(struct api_view *v, int64_t phase_id, int64_t seq, double wall_ms, bool failed)
 {
 	struct sample s = job(phase_id, seq, wall_ms, failed);
 
-	api_view_add_sample(v, &s);
+	add_sample(v, &s);
 }
 
 static bool has_line(const char *text, const char *line)
@@ -116,32 +130,44 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* The job probe's times, failures and missed slots are exported once, in
+ * the every-probe families: phases that share a name share a series, the
+ * buckets are cumulative with +Inf equal to the count. */
 static void test_histogram(void **state)
 {
+#define JOB "loadd_probe_latency_seconds_bucket{probe=\"job\",type=\"job\",phase=\"cpu\","
 	static const struct {
 		const char *line;
 		bool present;
 	} want[] = {
-		{ "# TYPE loadd_probe_response_seconds histogram", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"0.001\"} 1", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"0.0025\"} 1", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"0.005\"} 3", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"0.25\"} 4", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"60\"} 4", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"cpu\",le=\"+Inf\"} 5", true },
-		{ "loadd_probe_response_seconds_count{phase=\"cpu\"} 5", true },
-		{ "loadd_probe_response_seconds_sum{phase=\"cpu\"} 90.2065", true },
-		{ "loadd_probe_failures_total{phase=\"cpu\"} 1", true },
-		{ "loadd_probe_missed_slots_total{phase=\"cpu\"} 2", true },
-		{ "loadd_probe_response_seconds_count{phase=\"none\"} 0", true },
-		{ "loadd_probe_response_seconds_bucket{phase=\"none\",le=\"+Inf\"} 0", true },
+		{ "# TYPE loadd_probe_latency_seconds histogram", true },
+		{ JOB "le=\"0.0005\"} 1", true },
+		{ JOB "le=\"0.0025\"} 1", true },
+		{ JOB "le=\"0.005\"} 3", true },
+		{ JOB "le=\"0.25\"} 4", true },
+		{ JOB "le=\"60\"} 4", true },
+		{ JOB "le=\"+Inf\"} 5", true },
+		{ "loadd_probe_latency_seconds_count{probe=\"job\",type=\"job\",phase=\"cpu\"} 5",
+		  true },
+		{ "loadd_probe_operation_failures_total{probe=\"job\",type=\"job\",phase=\"cpu\"} "
+		  "1",
+		  true },
+		{ "loadd_probe_missed_slots_total{probe=\"job\",type=\"job\",phase=\"cpu\"} 2",
+		  true },
+		{ "loadd_probe_latency_seconds_count{probe=\"job\",type=\"job\",phase=\"none\"} 0",
+		  true },
 		{ "loadd_phase_info{phase=\"cpu\",round=\"2\"} 1", true },
 		{ "loadd_phase_probing 1", true },
 		{ "loadd_run_info{run_id=\"7\",profile=\"t\",version=\"" LOADD_VERSION "\"} 1",
 		  true },
 		/* The sample of an old phase and the one between phases count nowhere. */
-		{ "loadd_probe_response_seconds_count{phase=\"none\"} 1", false },
+		{ "loadd_probe_latency_seconds_count{probe=\"job\",type=\"job\",phase=\"none\"} 1",
+		  false },
+		/* The job's own families of the first release: the job is counted once. */
+		{ "# TYPE loadd_probe_response_seconds histogram", false },
+		{ "# TYPE loadd_probe_failures_total counter", false },
 	};
+#undef JOB
 	struct api_view v;
 	struct sample s;
 	char *out = NULL;
@@ -164,7 +190,7 @@ static void test_histogram(void **state)
 	add(&v, 12, 1, 200, false);
 	s = job(12, 2, 0, true);
 	s.missed = 2;
-	api_view_add_sample(&v, &s);
+	add_sample(&v, &s);
 	add(&v, 12, 3, 90000, false);
 
 	CAPTURE(out, metrics_write(fp, &v));
