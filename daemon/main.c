@@ -15,6 +15,7 @@
 #include "control_socket.h"
 #include "daemonize.h"
 #include "db.h"
+#include "ipc_objects.h"
 #include "loader.h"
 #include "log.h"
 #include "parse.h"
@@ -519,6 +520,7 @@ int main(int argc, char **argv)
 		log_warn("marked %d earlier run%s that did not end cleanly as crashed", crashed,
 			 crashed == 1 ? "" : "s");
 	workdir_sweep(workdir);
+	ipc_objects_sweep(workdir);
 
 	tree_fingerprint(&p.probe.tree, fingerprint);
 	int64_t t0 = mono_ns();

@@ -6,8 +6,11 @@
  * round trip into a histogram (one per slot). Everything a sample makes is
  * gone when it ends: FIFO and POSIX queue names are unlinked as soon as both
  * ends are open, a System V queue is removed, and the child (killed with
- * loadd by a parent-death signal) is waited for. Loopback only. */
+ * loadd by a parent-death signal) is waited for. Each object is in the
+ * probe's register (ipc_objects.h) before it is used, so what a kill -9
+ * leaves is swept at the next start. Loopback only. */
 #include "probe.h"
+#include "ipc_objects.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -77,6 +80,7 @@ struct ipclat_state {
 	const char *name;
 	long serial; /* of the sample, for unique names */
 	char *buf;   /* size bytes, sysv: after its mtype */
+	struct ipc_objects *reg;
 };
 
 /* Both directions of one sample's channel: the parent's ends and the child's. */
@@ -210,14 +214,16 @@ fail:
 
 /* A POSIX queue under a name of this run, unlinked at once: nothing is left
  * for a crash to leave behind. */
-static int mq_open_private(const struct ipclat_state *st, char dir, size_t size)
+static int mq_open_private(const struct ipclat_state *st, const char *dir, size_t size)
 {
 	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = (long)size };
-	char name[96];
+	char name[128], *err = NULL;
 	int q;
 
-	snprintf(name, sizeof name, "/loadd-%d-%.40s-%ld%c", (int)getpid(), st->name, st->serial,
-		 dir);
+	if (ipc_objects_posix_name(st->reg, IPC_POSIX_MQ, dir, name, sizeof name, &err) < 0) {
+		free(err);
+		return -1;
+	}
 	q = mq_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600, &attr);
 	if (q >= 0)
 		mq_unlink(name);
@@ -226,9 +232,14 @@ static int mq_open_private(const struct ipclat_state *st, char dir, size_t size)
 
 static int fifo_open_private(const struct ipclat_state *st, char dir)
 {
-	char *path = xasprintf("%s/fifo-%ld%c", st->dir, st->serial, dir);
+	char *path = xasprintf("%s/fifo-%ld%c", st->dir, st->serial, dir), *err = NULL;
 	int fd = -1;
 
+	if (ipc_objects_fifo(st->reg, path, &err) < 0) {
+		free(err);
+		free(path);
+		return -1;
+	}
 	/* O_RDWR: neither end waits for the other to open */
 	if (mkfifo(path, 0600) == 0)
 		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -269,13 +280,17 @@ static int chan_open(struct ipc_chan *ch, struct ipclat_state *st, char **err)
 		ch->p_in = ch->p_out = a[0], ch->c_in = ch->c_out = a[1];
 		break;
 	case VIA_POSIXMQ:
-		ch->p_out = ch->c_in = mq_open_private(st, 'd', st->size);
-		ch->c_out = ch->p_in = mq_open_private(st, 'u', st->size);
+		ch->p_out = ch->c_in = mq_open_private(st, "d", st->size);
+		ch->c_out = ch->p_in = mq_open_private(st, "u", st->size);
 		rc = ch->p_out < 0 || ch->p_in < 0 ? -1 : 0;
 		break;
 	case VIA_SYSVMQ:
 		ch->msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 		rc = ch->msqid < 0 ? -1 : 0;
+		if (rc == 0 && ipc_objects_sysv(st->reg, IPC_SYSV_MSG, ch->msqid, err) < 0) {
+			chan_close(ch);
+			return -1;
+		}
 		break;
 	}
 	if (rc < 0) {
@@ -299,13 +314,16 @@ static int ipclat_sample(struct ipclat_state *st, struct hist *h, char **err)
 	pid_t pid;
 	int rc = 0, status;
 
-	if (chan_open(&ch, st, err) < 0)
+	if (chan_open(&ch, st, err) < 0) {
+		ipc_objects_clear(st->reg);
 		return -1;
+	}
 	memset(st->buf + sizeof(long), IPC_DATA, st->size);
 	pid = fork();
 	if (pid < 0) {
 		*err = xasprintf("fork: %s", strerror(errno));
 		chan_close(&ch);
+		ipc_objects_clear(st->reg);
 		return -1;
 	}
 	if (pid == 0) {
@@ -330,6 +348,7 @@ static int ipclat_sample(struct ipclat_state *st, struct hist *h, char **err)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	chan_close(&ch);
+	ipc_objects_clear(st->reg);
 	return rc;
 }
 
@@ -379,6 +398,7 @@ static void ipclat_close(void *state)
 
 	if (st->dir != NULL)
 		rmdir(st->dir);
+	ipc_objects_close(st->reg);
 	free(st->dir);
 	free(st->buf);
 	free(st);
@@ -396,6 +416,10 @@ static void *ipclat_open(const void *config, const struct probe_env *env, char *
 	st->every_ms = cfg->every_ms;
 	st->name = env->name;
 	st->buf = xcalloc(1, sizeof(long) + st->size);
+	if ((st->reg = ipc_objects_open(env->workdir, env->name, err)) == NULL) {
+		ipclat_close(st);
+		return NULL;
+	}
 	if (st->via == VIA_POSIXMQ && (limit = mq_msgsize_max()) > 0 && cfg->size > limit) {
 		*err = xasprintf("posixmq: size %ld is over the limit %ld of the sysctl "
 				 "fs.mqueue.msgsize_max",
