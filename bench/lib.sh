@@ -152,17 +152,41 @@ machine_facts() {
 # into) with whatever the script started; scripts add PIDs to bench_pids to
 # have them stopped.
 bench_pids=()
+
+# PIDs of the processes holding a file of the temp dir open. A child whose
+# shell died first (a kill of the whole process group) may still be busy: a
+# write or an fdatasync under writeback, a database closing and removing its
+# journal. Removing the dir under it fails, and the dir is left behind.
+bench_holders() {
+	find /proc/[0-9]*/fd -maxdepth 1 -lname "$bench_tmp/*" 2>/dev/null |
+		awk -F/ '{ print $3 }' | sort -u | grep -vx "$$" || true
+}
+
 bench_cleanup() {
-	local pid
+	local pid holders i
 	for pid in "${bench_pids[@]}"; do
 		kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
-	if [[ -n ${bench_tmp:-} ]]; then
-		if [[ -n ${BENCH_KEEP:-} ]]; then
-			echo "$bench_name: kept $bench_tmp (BENCH_KEEP is set)" >&2
-		else
-			rm -rf "$bench_tmp"
-		fi
+	[[ -n ${bench_tmp:-} && -d $bench_tmp ]] || return 0
+	if [[ -n ${BENCH_KEEP:-} ]]; then
+		echo "$bench_name: kept $bench_tmp (BENCH_KEEP is set)" >&2
+		return 0
+	fi
+	# What still holds a file in the dir was started here (the dir is
+	# private): ask it to stop, and give it up to 60 s to finish its
+	# write and go, before removing the dir.
+	for ((i = 0; i < 300; i++)); do
+		holders=$(bench_holders)
+		[[ -n $holders ]] || break
+		((i % 25 == 0)) && kill -TERM $holders 2>/dev/null
+		sleep 0.2
+	done
+	for ((i = 0; i < 5; i++)); do
+		rm -rf "$bench_tmp" 2>/dev/null && break
+		sleep 1
+	done
+	if [[ -e $bench_tmp ]]; then
+		echo "$bench_name: could not remove $bench_tmp${holders:+ (still used by PID $holders)}" >&2
 	fi
 	return 0
 }
@@ -170,6 +194,7 @@ bench_cleanup() {
 bench_tmpdir() {
 	bench_tmp=$(mktemp -d "${1:-${TMPDIR:-/tmp}}/$bench_name.XXXXXX")
 	trap bench_cleanup EXIT
+	trap 'exit 129' HUP
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 }

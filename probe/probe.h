@@ -140,6 +140,12 @@ int probe_job_exec(char *const argv[], bool drop_cache, int64_t timeout_ms, int 
 /* Writes 3 to /proc/sys/vm/drop_caches after sync(). -1 with errno. */
 int drop_page_cache(void);
 
+/* ---- the wakeup probe's pieces, for tests ---- */
+
+/* Sets the calling thread's timer slack to ns (PR_SET_TIMERSLACK); returns
+ * the slack it had, or -1 with errno. */
+long probe_wakeup_set_slack(long ns);
+
 /* ---- the prober (the main loop's side) ---- */
 
 struct prober;

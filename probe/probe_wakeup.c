@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct wakeup_config {
 	int policy;    /* enum wakeup_policy */
 	long priority; /* SCHED_FIFO priority */
 	long threads;  /* 0: one per CPU */
+	long slack_ns; /* the measuring threads' timer slack */
 };
 
 static int threads_parse(const char *value, void *dst, const char **err)
@@ -49,6 +51,30 @@ static int threads_parse(const char *value, void *dst, const char **err)
 	return 0;
 }
 
+/* A timer slack: a whole number of ns, us or ms, from 1 ns (0 would ask
+ * the kernel for the thread's default again) to 100 ms. */
+static int slack_parse(const char *value, void *dst, const char **err)
+{
+	static const struct {
+		const char *unit;
+		long ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
+	long *out = dst;
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(value, &end, 10);
+	if (errno == 0 && end != value && n >= 1)
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].unit) == 0 && n <= 100000000 / units[i].ns) {
+				*out = n * units[i].ns;
+				return 0;
+			}
+	*err = "expected a whole number of ns, us or ms, from 1ns to 100ms";
+	return -1;
+}
+
 static const char *const policy_choices[] = { "other", "fifo", NULL };
 
 /* clang-format off */
@@ -63,6 +89,11 @@ static const struct option_def wakeup_options[] = {
 	  "the SCHED_FIFO priority with policy = fifo" },
 	{ "threads", OPT_CUSTOM, offsetof(struct wakeup_config, threads), "1", 0, 0, NULL,
 	  threads_parse, "measuring threads: a number, or cpus (one pinned to each CPU)" },
+	{ "slack", OPT_CUSTOM, offsetof(struct wakeup_config, slack_ns), "50us", 0, 0, NULL,
+	  slack_parse,
+	  "the measuring threads' timer slack (PR_SET_TIMERSLACK): 50us is Linux's default, what "
+	  "desktop applications and cyclictest's SCHED_OTHER thread get; 1ns leaves the "
+	  "scheduler's delay alone (SCHED_FIFO threads get no slack whatever this says)" },
 	{ NULL },
 };
 /* clang-format on */
@@ -150,6 +181,17 @@ static struct timespec to_timespec(int64_t ns)
 	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 }
 
+/* The thread's timer slack (how much later than asked the kernel may fire
+ * its timers, to batch wake-ups) is added to every wake-up it measures. */
+long probe_wakeup_set_slack(long ns)
+{
+	int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+
+	if (prctl(PR_SET_TIMERSLACK, (unsigned long)ns, 0, 0, 0) != 0)
+		return -1;
+	return old;
+}
+
 /* One measuring thread over the window. */
 static void *measure(void *arg)
 {
@@ -161,11 +203,16 @@ static void *measure(void *arg)
 	cpu_set_t old_set;
 	struct hist *h = xcalloc(1, sizeof *h);
 	int64_t next, second_start, second_end;
+	long old_slack;
 	bool fifo = m->st->cfg.policy == POLICY_FIFO;
 
 	pthread_getaffinity_np(pthread_self(), sizeof old_set, &old_set);
 	if (m->pin)
 		pin_to(m->variant);
+	old_slack = probe_wakeup_set_slack(m->st->cfg.slack_ns);
+	if (old_slack < 0)
+		probe_complain(m->c, xasprintf("cannot set the timer slack to %ld ns: %s",
+					       m->st->cfg.slack_ns, strerror(errno)));
 	if (fifo) {
 		sp.sched_priority = (int)m->st->cfg.priority;
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
@@ -219,6 +266,8 @@ static void *measure(void *arg)
 		sp.sched_priority = 0;
 		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
 	}
+	if (old_slack > 0)
+		probe_wakeup_set_slack(old_slack);
 	if (m->pin)
 		pthread_setaffinity_np(pthread_self(), sizeof old_set, &old_set);
 	return NULL;
@@ -259,8 +308,9 @@ static void wakeup_describe(const void *config, char *buf, size_t len)
 	else
 		snprintf(threads, sizeof threads, "%ld thread%s", cfg->threads,
 			 cfg->threads == 1 ? "" : "s");
-	snprintf(buf, len, "%s, every %lld ms, %s", threads, (long long)cfg->interval_ms,
-		 cfg->policy == POLICY_FIFO ? "SCHED_FIFO" : "SCHED_OTHER");
+	snprintf(buf, len, "%s, every %lld ms, %s, timer slack %ld ns", threads,
+		 (long long)cfg->interval_ms,
+		 cfg->policy == POLICY_FIFO ? "SCHED_FIFO" : "SCHED_OTHER", cfg->slack_ns);
 }
 
 const struct probe_ops probe_wakeup_ops = {

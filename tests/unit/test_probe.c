@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -415,6 +416,59 @@ static void test_study_kinds(void **state)
 	}
 }
 
+/* The wakeup probe's timer slack: its forms and range, and the thread
+ * setup that applies it and gives back what the thread had. */
+static long wakeup_slack_of(const char *value, bool *ok)
+{
+	const struct probe_ops *ops = probe_find("wakeup");
+	const struct option_def *opt = options_find(ops->options, "slack");
+	struct kv kv = { .key = "slack", .value = (char *)value, .line = 3 };
+	char *cfg = xcalloc(1, ops->config_size);
+	char *errs = NULL;
+	size_t errs_len = 0;
+	FILE *fp = open_memstream(&errs, &errs_len);
+	long ns;
+
+	assert_non_null(opt);
+	*ok = options_apply(ops->options, cfg, &kv, value ? 1 : 0, "t.conf", "probe w", fp) == 0;
+	fclose(fp);
+	memcpy(&ns, cfg + opt->offset, sizeof ns);
+	options_free(ops->options, cfg);
+	free(cfg);
+	free(errs);
+	return ns;
+}
+
+static void test_wakeup_slack(void **state)
+{
+	static const struct {
+		const char *in;
+		long ns; /* -1: refused */
+	} cases[] = {
+		{ NULL, 50000 }, /* the default: Linux's */
+		{ "1ns", 1 },    { "20us", 20000 }, { "2ms", 2000000 }, { "100ms", 100000000 },
+		{ "0ns", -1 },   { "101ms", -1 },   { "1s", -1 },       { "5", -1 },
+		{ "-1us", -1 },  { "1.5us", -1 },   { "us", -1 },       { "1 us", -1 },
+	};
+	long before, old;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool ok;
+		long ns = wakeup_slack_of(cases[i].in, &ok);
+
+		if (ok != (cases[i].ns >= 0) || (ok && ns != cases[i].ns))
+			fail_msg("slack = %s: %s %ld", cases[i].in ? cases[i].in : "(default)",
+				 ok ? "gave" : "refused", ns);
+	}
+
+	before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	old = probe_wakeup_set_slack(1234);
+	assert_int_equal(old, before);
+	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1234);
+	assert_int_equal(probe_wakeup_set_slack(old), 1234);
+	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_prober_stop_kills_job),
 		cmocka_unit_test(test_prober_failures),
 		cmocka_unit_test(test_study_kinds),
+		cmocka_unit_test(test_wakeup_slack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
