@@ -14,6 +14,7 @@
 #include "log.h"
 #include "parse.h"
 #include "profile.h"
+#include "report_study.h"
 #include "table.h"
 #include "term_escape.h"
 #include "timeutil.h"
@@ -1105,6 +1106,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 		print_weak_legend(&rep, out);
 		print_ramps(&rep, out);
 		print_probes(&rep, out);
+		report_study_print(db, &rep, out);
 		print_load_table(&rep, out);
 		print_pressure(&rep, out);
 	}
@@ -1285,6 +1287,7 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 	json_set(root, "run", json_run_row(&rep.run));
 	json_set(root, "baseline", jstr_or_null(rep.baseline));
 	json_set(root, "phases", phases);
+	json_set(root, "studies", report_study_json(db, &rep));
 	report_free(&rep);
 	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);

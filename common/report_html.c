@@ -15,6 +15,7 @@
 #include "profile.h"
 #include "ramp.h"
 #include "report.h"
+#include "report_study.h"
 #include "table.h"
 #include "timeutil.h"
 #include "xalloc.h"
@@ -470,6 +471,7 @@ int report_html(struct db *db, int64_t run_id, FILE *out)
 	} else {
 		write_phases(out, &rep);
 		write_probes(out, &rep);
+		report_study_html(db, &rep, out);
 		write_figures(out, db, &rep);
 		write_loads(out, &rep);
 		write_pressure(out, &rep);

@@ -21,8 +21,10 @@
 #include "parse.h"
 #include "procfs.h"
 #include "probe.h"
+#include "probe_study.h"
 #include "profile.h"
 #include "report.h"
+#include "report_study.h"
 #include "run.h"
 #include "run_user.h"
 #include "supervisor.h"
@@ -425,6 +427,7 @@ int main(int argc, char **argv)
 	log_init("loadd", a.verbose);
 	loader_table_check();
 	probe_table_check();
+	report_study_use(probe_study_kinds());
 	catch_stop_signals();
 
 	if (a.list_loaders) {

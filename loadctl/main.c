@@ -10,6 +10,8 @@
 
 #include "loadctl.h"
 #include "log.h"
+#include "probe_study.h"
+#include "report_study.h"
 #include "xalloc.h"
 
 #define ROOT_DB_PATH "/var/lib/loadd/loadd.db"
@@ -190,6 +192,7 @@ int main(int argc, char **argv)
 	int c, status;
 
 	log_init("loadctl", 0);
+	report_study_use(probe_study_kinds());
 	opterr = 0;
 	/* '+': stop at the command; its options are its own. */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
