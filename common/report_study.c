@@ -95,6 +95,22 @@ static int add_hist(void *arg, const struct hist_record *h)
 	return 0;
 }
 
+/* A sample's figure for a place, or what it says when it has none. */
+static void add_sample(const struct study_probe *sp, const struct study_place *pl,
+		       const struct sample *s)
+{
+	double v = place_figure(pl, sp->info->units, s);
+	char note[128] = "";
+
+	if (isnan(v) && pl->note != NULL) {
+		pl->note(s, note, sizeof note);
+		study_layout_note(sp->l, sp->k, pl, sp->order, sp->info->options, s->variant,
+				  sp->phase, note);
+		return;
+	}
+	study_layout_add(sp->l, sp->k, pl, sp->order, sp->info->options, s->variant, sp->phase, v);
+}
+
 static int add_samples(struct db *db, const struct study_probe *sp, int64_t phase_id)
 {
 	struct sample *s;
@@ -106,16 +122,14 @@ static int add_samples(struct db *db, const struct study_probe *sp, int64_t phas
 		if (s[i].failed)
 			continue;
 		for (const struct study_place *pl = sp->k->places; pl->table; pl++)
-			study_layout_add(sp->l, sp->k, pl, sp->order, sp->info->options,
-					 s[i].variant, sp->phase,
-					 place_figure(pl, sp->info->units, &s[i]));
+			add_sample(sp, pl, &s[i]);
 	}
 	free(s);
 	return 0;
 }
 
 /* One probe over every valid round of every phase. */
-static int add_probe(struct db *db, const struct run_report *rep, struct study_probe *sp)
+static int add_study_probe(struct db *db, const struct run_report *rep, struct study_probe *sp)
 {
 	for (size_t j = 0; j < rep->nphases; j++) {
 		const struct report_phase *p = &rep->phases[j];
@@ -153,7 +167,7 @@ int study_report_build(struct db *db, const struct run_report *rep, const struct
 
 		sp.k = kind_of(kinds, probes[i].type);
 		if (sp.k != NULL)
-			rc = add_probe(db, rep, &sp);
+			rc = add_study_probe(db, rep, &sp);
 	}
 	for (size_t j = 0; j < rep->nphases; j++)
 		phases[j] = rep->phases[j].name;
@@ -211,8 +225,8 @@ static void text_block(const struct study_table *t, size_t p0, size_t p1, FILE *
 		row[0] = xstrdup(t->row_label[r]);
 		for (size_t p = p0; p < p1; p++)
 			for (size_t c = 0; c < t->ncol; c++)
-				row[1 + (p - p0) * t->ncol + c] = study_fmt(
-					cell_at(t, r, c, p)->median);
+				row[1 + (p - p0) * t->ncol + c] = study_cell_text(
+					cell_at(t, r, c, p));
 		table_row(&tb, row);
 		free(row);
 	}
@@ -262,7 +276,7 @@ static json_t *json_strings(char *const *v, size_t n)
 	return a;
 }
 
-static json_t *json_table(const struct study_table *t)
+static json_t *json_study_table(const struct study_table *t)
 {
 	json_t *o = json_object(), *cols = json_array(), *cells = json_array();
 
@@ -302,7 +316,7 @@ json_t *study_json(const struct study_report *sr)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < sr->ntable; i++)
-		json_array_append_new(a, json_table(&sr->table[i]));
+		json_array_append_new(a, json_study_table(&sr->table[i]));
 	return a;
 }
 
@@ -353,7 +367,7 @@ static void html_table(const struct study_table *t, FILE *out)
 		html_raw(out, "</td>");
 		for (size_t p = 0; p < t->nphase; p++)
 			for (size_t c = 0; c < t->ncol; c++) {
-				char *v = study_fmt(cell_at(t, r, c, p)->median);
+				char *v = study_cell_text(cell_at(t, r, c, p));
 
 				html_raw(out, "<td>");
 				html_text(out, v);

@@ -17,10 +17,12 @@
 #include "report.h"
 #include "study.h"
 
-/* The median of a cell's figures; NaN (printed "-") when it has none. */
+/* The median of a cell's figures; NaN (printed as its note, or "-") when it
+ * has none. */
 struct study_cell {
 	double median;
-	size_t n; /* figures behind it (a histogram's values) */
+	size_t n;   /* figures behind it (a histogram's values) */
+	char *note; /* a sample's note (study_place.note) when it has no figure; NULL */
 };
 
 struct study_table {
@@ -55,6 +57,10 @@ struct study_layout *study_layout_new(void);
 void study_layout_add(struct study_layout *l, const struct study_kind *k,
 		      const struct study_place *sp, size_t probe_order, const char *options_text,
 		      int variant, const char *phase, double figure);
+/* A note for the cell (its first one stays), shown when it has no figure. */
+void study_layout_note(struct study_layout *l, const struct study_kind *k,
+		       const struct study_place *sp, size_t probe_order, const char *options_text,
+		       int variant, const char *phase, const char *note);
 /* A histogram's values (ns) for the same place, times scale in sp->unit. */
 void study_layout_add_hist(struct study_layout *l, const struct study_kind *k,
 			   const struct study_place *sp, size_t probe_order,
@@ -70,8 +76,10 @@ void study_report_free(struct study_report *sr);
  * it lacks read as its default in options. xmalloc'd. */
 char *study_label(const char *tpl, const struct option_def *options, const char *options_text,
 		  int variant, const struct study_place *sp);
-/* A cell as printed: about four significant digits, "-" for NaN. */
+/* A figure as printed: about four significant digits, "-" for NaN. */
 char *study_fmt(double v);
+/* A cell as printed: its median, else its note, else "-". */
+char *study_cell_text(const struct study_cell *c);
 
 /* ---- from a run ---- */
 

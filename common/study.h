@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "records.h"
 
 /* Which figure of a probe's records a place shows. */
 enum study_figure {
@@ -37,6 +38,9 @@ struct study_place {
 	enum study_figure figure;
 	/* Optional: the label of {variant} (a size a probe cycles through). */
 	void (*variant_label)(const char *options_text, int variant, char *buf, size_t len);
+	/* Optional: what a sample with no figure says, shown in a cell that has
+	 * no figure ("over the limit 8192"); leaves buf "" when it says nothing. */
+	void (*note)(const struct sample *s, char *buf, size_t len);
 };
 
 /* A probe kind with study tables, as the report needs it. */
@@ -45,5 +49,9 @@ struct study_kind {
 	const struct option_def *options; /* its keys' types and defaults */
 	const struct study_place *places; /* ended by a NULL table */
 };
+
+/* A key's value in a probe's stored options ("key = value" lines), else its
+ * default in options, else "": for variant_label. xmalloc'd. */
+char *study_option(const struct option_def *options, const char *options_text, const char *key);
 
 #endif

@@ -36,7 +36,8 @@ struct lay_cell {
 	double *values;
 	size_t n;
 	struct hist *hist; /* histogram figures, in ns */
-	double scale;      /* from the histogram's ns to the cell's unit */
+	char *note;
+	double scale; /* from the histogram's ns to the cell's unit */
 };
 
 struct lay_table {
@@ -71,8 +72,7 @@ static char *option_value(const char *text, const char *key)
 	return NULL;
 }
 
-/* A key's value as written, else its default, else "". */
-static char *option_text(const struct option_def *options, const char *text, const char *key)
+char *study_option(const struct option_def *options, const char *text, const char *key)
 {
 	const struct option_def *def = options ? options_find(options, key) : NULL;
 	char *v = option_value(text ? text : "", key);
@@ -124,7 +124,7 @@ static char *placeholder(const char *key, const struct option_def *options, cons
 		}
 		return xasprintf("%d", variant);
 	}
-	v = option_text(options, text, key);
+	v = study_option(options, text, key);
 	*order = option_order(options ? options_find(options, key) : NULL, v);
 	return v;
 }
@@ -182,6 +182,13 @@ char *study_fmt(double v)
 	if (a >= 1)
 		return xasprintf(a >= 100 ? "%.1f" : a >= 10 ? "%.2f" : "%.3f", v);
 	return xasprintf("%.3g", v);
+}
+
+char *study_cell_text(const struct study_cell *c)
+{
+	if (isnan(c->median) && c->note != NULL)
+		return xstrdup(c->note);
+	return study_fmt(c->median);
 }
 
 /* ---- gathering ---- */
@@ -251,6 +258,16 @@ void study_layout_add(struct study_layout *l, const struct study_kind *k,
 	c->values[c->n++] = figure;
 }
 
+void study_layout_note(struct study_layout *l, const struct study_kind *k,
+		       const struct study_place *sp, size_t probe_order, const char *options_text,
+		       int variant, const char *phase, const char *note)
+{
+	struct lay_cell *c = find_cell(l, k, sp, probe_order, options_text, variant, phase);
+
+	if (c->note == NULL && note != NULL && *note != '\0')
+		c->note = xstrdup(note);
+}
+
 void study_layout_add_hist(struct study_layout *l, const struct study_kind *k,
 			   const struct study_place *sp, size_t probe_order,
 			   const char *options_text, int variant, const char *phase,
@@ -305,7 +322,7 @@ static char **axis_finish(struct lay_axis *a, char ***units)
 
 static struct study_cell cell_median(struct lay_cell *c)
 {
-	struct study_cell out = { .median = NAN };
+	struct study_cell out = { .median = NAN, .note = c->note };
 
 	if (c->n > 0) {
 		qsort(c->values, c->n, sizeof *c->values, cmp_double);
@@ -352,6 +369,7 @@ static void table_finish(struct lay_table *lt, const char *const *phases, size_t
 		if (p == nphases) { /* a phase the caller did not list */
 			free(c->values);
 			free(c->hist);
+			free(c->note);
 			continue;
 		}
 		t->cell[(r * t->ncol + col) * t->nphase + pidx[p]] = cell_median(c);
@@ -386,6 +404,8 @@ void study_report_free(struct study_report *sr)
 		}
 		for (size_t p = 0; p < t->nphase; p++)
 			free(t->phase[p]);
+		for (size_t c = 0; c < t->nrow * t->ncol * t->nphase; c++)
+			free(t->cell[c].note);
 		free(t->row_label);
 		free(t->col_label);
 		free(t->col_unit);

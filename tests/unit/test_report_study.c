@@ -101,6 +101,15 @@ static void test_label(void **state)
 	s = study_label(NULL, ring_options, "", 0, NULL);
 	assert_string_equal(s, "");
 	free(s);
+	s = study_option(ring_options, "mode = thread\nsize = 16K\n", "size");
+	assert_string_equal(s, "16K");
+	free(s);
+	s = study_option(ring_options, "mode = thread\n", "members");
+	assert_string_equal(s, "2"); /* its default */
+	free(s);
+	s = study_option(ring_options, "", "nokey");
+	assert_string_equal(s, "");
+	free(s);
 	s = study_fmt(NAN);
 	assert_string_equal(s, "-");
 	free(s);
@@ -169,6 +178,7 @@ static void test_layout_variants_and_hist(void **state)
 	struct study_report sr;
 	struct hist h = { 0 };
 	const struct study_table *t;
+	char *text;
 
 	(void)state;
 	for (int v = 3; v >= 0; v--)
@@ -177,17 +187,64 @@ static void test_layout_variants_and_hist(void **state)
 	for (int i = 0; i < 100; i++)
 		hist_add(&h, 20000); /* 20 us */
 	study_layout_add_hist(l, &bw_kind, bw_places, 1, "", 0, "idle", &h, 1e-3);
+	/* a size too large: a note and no figure; a note beside a figure is not shown */
+	study_layout_note(l, &bw_kind, bw_places, 0, "mode = thread\n", 4, "idle", "over 8192");
+	study_layout_note(l, &bw_kind, bw_places, 0, "mode = thread\n", 3, "idle", "not shown");
 	study_layout_finish(l, phases, 1, &sr);
 	t = &sr.table[0];
-	assert_int_equal(t->nrow, 4);
+	assert_int_equal(t->nrow, 5);
 	assert_string_equal(t->row_label[0], "1K");
 	assert_string_equal(t->row_label[3], "8K");
+	assert_string_equal(t->row_label[4], "16K");
+	text = study_cell_text(at(t, 4, 1, 0));
+	assert_string_equal(text, "over 8192");
+	free(text);
+	text = study_cell_text(at(t, 3, 1, 0));
+	assert_string_equal(text, "300.0");
+	free(text);
+	text = study_cell_text(at(t, 4, 0, 0)); /* nothing at all */
+	assert_string_equal(text, "-");
+	free(text);
 	assert_int_equal(t->ncol, 2);
 	assert_string_equal(t->col_label[0], "process"); /* choices in their table's order */
 	assert_string_equal(t->col_label[1], "thread");
 	assert_true(at(t, 3, 1, 0)->median == 300);
 	assert_true(fabs(at(t, 0, 0, 0)->median - 20) < 0.5);
 	assert_int_equal(at(t, 0, 0, 0)->n, 100);
+	study_report_free(&sr);
+}
+
+/* Three columns in five phases: twelve cells a line, so the fifth phase
+ * goes to a block of its own, its rows labelled again. */
+static void test_text_wraps(void **state)
+{
+	static const char *const phases[] = { "p1", "p2", "p3", "p4", "p5" };
+	struct study_layout *l = study_layout_new();
+	struct study_report sr;
+	char *buf = NULL, *second;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	for (int p = 0; p < 5; p++)
+		for (int size = 0; size < 3; size++) {
+			char opts[64];
+
+			snprintf(opts, sizeof opts, "size = %dK\n", 1 << size);
+			study_layout_add(l, &ring_kind, ring_places, 0, opts, 0, phases[p], p + 1);
+		}
+	study_layout_finish(l, phases, 5, &sr);
+	fp = open_memstream(&buf, &len);
+	study_text(&sr, fp);
+	fclose(fp);
+	assert_non_null(strstr(buf, "\nRing\n"));
+	assert_non_null(strstr(buf, "p4"));
+	second = strstr(buf, " p5\n"); /* the heading of the second block */
+	assert_non_null(second);
+	assert_null(strstr(second, "p1")); /* p5 starts a block of its own */
+	assert_non_null(strstr(second, "members"));
+	assert_non_null(strstr(second, "2 process"));
+	free(buf);
 	study_report_free(&sr);
 }
 
@@ -391,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_layout_variants_and_hist),
+		cmocka_unit_test(test_text_wraps),
 		cmocka_unit_test_setup_teardown(test_from_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_outputs, setup, teardown),
 	};
