@@ -59,6 +59,11 @@ const struct option_def phase_options[] = {
 	  86400000, NULL, NULL, "probing time, after settle" },
 	{ "settle", OPT_DURATION, offsetof(struct phase_def, settle_ms), NULL, 0, 600000, NULL,
 	  NULL, "this phase's ramp-up (default: the [run] settle)" },
+	{ "settle_max", OPT_DURATION, offsetof(struct phase_def, settle_max_ms), "120s", 0, 3600000,
+	  NULL, NULL,
+	  "the longest the settle is drawn out while a load still ramps up to a target it "
+	  "then holds (the memory load's pressure mode); past it the probe starts and the "
+	  "phase is marked weak" },
 	{ "cache", OPT_ENUM, offsetof(struct phase_def, cache), "warm", 0, 0, cache_choices, NULL,
 	  "warm: the tree stays cached; cold: the page cache is dropped before each job "
 	  "(needs root)" },

@@ -41,10 +41,11 @@ struct probe_def {
 struct phase_def {
 	char *name;
 	int line;
-	int64_t duration_ms; /* probing time, after settle */
-	int64_t settle_ms;   /* -1: the [run] settle */
-	int cache;           /* enum cache_mode */
-	char **loads;        /* names of [load NAME] sections, NULL-terminated */
+	int64_t duration_ms;   /* probing time, after settle */
+	int64_t settle_ms;     /* -1: the [run] settle */
+	int64_t settle_max_ms; /* the settle waits up to this long for a ramping load */
+	int cache;             /* enum cache_mode */
+	char **loads;          /* names of [load NAME] sections, NULL-terminated */
 	size_t nloads;
 	char **probes;      /* names of the probes it runs, NULL-terminated; NULL: every one */
 	char *ramp_text;    /* ramp = ..., NULL: not a knee search */

@@ -87,9 +87,19 @@ static const struct column phase_columns[] = {
 	{ "started_at", "REAL NOT NULL", PH(started_at), COL_TIME, "s", 1, 0, NULL, NULL },
 	{ "probe_start", "REAL", PH(probe_start), COL_TIME, "s", 1, COLF_NO_INSERT, NULL, NULL },
 	{ "ended_at", "REAL", PH(ended_at), COL_TIME, "s", 1, COLF_NO_INSERT, NULL, NULL },
-	{ "valid", "INTEGER NOT NULL", PH(valid), COL_BOOL, "", 1, COLF_NO_INSERT, NULL, NULL },
+	{ "valid", "INTEGER NOT NULL", PH(valid), COL_BOOL, "", 1, COLF_NO_INSERT, NULL,
+	  &(const struct figure_view){
+		  .metric = "loadd_phase_valid", .metric_type = "gauge",
+		  .help = "1 when a finished phase's figures count, 0 when it was invalid (a load "
+			  "stalled, every job failed, the run stopped); per phase and round." } },
 	{ "invalid_reason", "TEXT", PH(invalid_reason), COL_TEXT, "", 1, COLF_NO_INSERT, NULL, NULL },
-	{ "weak", "TEXT", PH(weak), COL_TEXT_NULL, "", 3, COLF_NO_INSERT, NULL, NULL },
+	/* a text: its metric is 1 when set */
+	{ "weak", "TEXT", PH(weak), COL_TEXT_NULL, "", 3, COLF_NO_INSERT, NULL,
+	  &(const struct figure_view){
+		  .metric = "loadd_phase_weak", .metric_type = "gauge",
+		  .help = "1 when a finished phase's load fell short of what it was expected to "
+			  "achieve (weak: no slowdown there means little), else 0; per phase and "
+			  "round." } },
 };
 /* clang-format on */
 

@@ -971,12 +971,52 @@ static const struct report_phase *phase_named(const struct run_report *rep, cons
 	return NULL;
 }
 
+/* The steps of a knee search that ran, in order (their phase rows); how many. */
+static size_t ramp_steps(const struct run_report *rep, const struct phase_def *ph,
+			 const struct report_phase **steps)
+{
+	size_t nrun = 0;
+
+	for (size_t s = 0; s < ph->ramp.nsteps; s++) {
+		char *name = xasprintf("%s@%s", ph->name, ph->ramp.values[s]);
+		const struct report_phase *p = phase_named(rep, name);
+
+		free(name);
+		if (p == NULL)
+			break;
+		steps[nrun++] = p;
+	}
+	return nrun;
+}
+
+/* The first step at which until holds (nrun when none did): the knee is the
+ * step before it. */
+static size_t ramp_first_bad(const struct phase_def *ph, const struct report_phase *const *steps,
+			     size_t nrun)
+{
+	for (size_t i = 0; i < nrun; i++)
+		if (until_met(&ph->until, steps[i]->time.median, steps[i]->time.p95,
+			      steps[i]->ratio))
+			return i;
+	return nrun;
+}
+
+/* The throughput of a step's loads, cycles per second (NaN with no load). */
+static double ramp_step_rate(const struct report_phase *p)
+{
+	double rate = 0;
+
+	for (size_t l = 0; l < p->nload; l++)
+		rate += isnan(p->load[l].cycles_per_s) ? 0 : p->load[l].cycles_per_s;
+	return p->nload ? rate : NAN;
+}
+
 /* The knee: the last step before the first at which until holds. */
 static void print_knee(const struct phase_def *ph, const struct report_phase *const *steps,
 		       size_t nrun, FILE *out)
 {
 	char cond[128];
-	size_t first_bad = nrun;
+	size_t first_bad;
 
 	until_format(&ph->until, cond, sizeof cond);
 	if (ph->until.nterms == 0) {
@@ -984,10 +1024,7 @@ static void print_knee(const struct phase_def *ph, const struct report_phase *co
 			ph->ramp.nsteps);
 		return;
 	}
-	for (size_t i = 0; i < nrun && first_bad == nrun; i++)
-		if (until_met(&ph->until, steps[i]->time.median, steps[i]->time.p95,
-			      steps[i]->ratio))
-			first_bad = i;
+	first_bad = ramp_first_bad(ph, steps, nrun);
 	if (first_bad == 0)
 		fprintf(out, "Knee: none: the first step (%s = %s) already has %s.\n", ph->ramp.key,
 			ph->ramp.values[0], cond);
@@ -1015,37 +1052,25 @@ static void print_ramps(const struct run_report *rep, FILE *out)
 	for (size_t i = 0; i < prof.nphases; i++) {
 		const struct phase_def *ph = &prof.phases[i];
 		const struct report_phase *steps[RAMP_MAX_STEPS];
-		size_t nrun = 0;
+		size_t nrun;
 		struct table t;
 
 		if (ph->ramp.nsteps == 0)
 			continue;
-		for (size_t s = 0; s < ph->ramp.nsteps; s++) {
-			char *name = xasprintf("%s@%s", ph->name, ph->ramp.values[s]);
-			const struct report_phase *p = phase_named(rep, name);
-
-			free(name);
-			if (p == NULL)
-				break;
-			steps[nrun++] = p;
-		}
+		nrun = ramp_steps(rep, ph, steps);
 		fprintf(out, "\nKnee search %s: %s.%s over %zu steps (times in ms)\n", ph->name,
 			ph->ramp.load, ph->ramp.key, ph->ramp.nsteps);
 		table_init(&t, head, "rlrrrrrr");
 		for (size_t s = 0; s < nrun; s++) {
 			const struct report_phase *p = steps[s];
-			double rate = 0;
 			char *c[8];
 
-			for (size_t l = 0; l < p->nload; l++)
-				rate += isnan(p->load[l].cycles_per_s) ? 0
-								       : p->load[l].cycles_per_s;
 			c[0] = xasprintf("%zu", s + 1);
 			c[1] = xstrdup(ph->ramp.values[s]);
 			c[2] = fmt_ms(p->time.median);
 			c[3] = fmt_ms(p->time.p95);
 			c[4] = fmt_fixed(p->ratio, 2);
-			c[5] = fmt_count(p->nload ? rate : NAN);
+			c[5] = fmt_count(ramp_step_rate(p));
 			c[6] = fmt_fixed(p->lcpu_pct, 1);
 			c[7] = fmt_fixed(p->psi_cpu, 1);
 			table_row(&t, c);
@@ -1246,6 +1271,74 @@ static json_t *json_phase(const struct report_phase *p)
 	return o;
 }
 
+/* One knee search: its steps with the ramp table's figures, its condition
+ * and its knee (the last acceptable step; null when none was, or when not
+ * judged), with "knee_found" saying which. */
+static json_t *json_ramp(const struct run_report *rep, const struct phase_def *ph)
+{
+	const struct report_phase *steps[RAMP_MAX_STEPS];
+	size_t nrun = ramp_steps(rep, ph, steps), first_bad;
+	json_t *o = json_object(), *a = json_array();
+	char cond[128];
+
+	for (size_t s = 0; s < nrun; s++) {
+		json_t *st = json_object();
+
+		json_set(st, "step", jint((int64_t)s + 1));
+		json_set(st, "value", json_text(ph->ramp.values[s]));
+		json_set(st, "phase", json_text(steps[s]->name));
+		json_set(st, "median_ms", json_real_or_null(steps[s]->time.median));
+		json_set(st, "p95_ms", json_real_or_null(steps[s]->time.p95));
+		json_set(st, "ratio", json_real_or_null(steps[s]->ratio));
+		json_set(st, "cycles_per_s", json_real_or_null(ramp_step_rate(steps[s])));
+		json_set(st, "lcpu_pct", json_real_or_null(steps[s]->lcpu_pct));
+		json_set(st, "psi_cpu", json_real_or_null(steps[s]->psi_cpu));
+		json_set(st, "weak", jstr_or_null(steps[s]->weak));
+		json_array_append_new(a, st);
+	}
+	until_format(&ph->until, cond, sizeof cond);
+	json_set(o, "phase", json_text(ph->name));
+	json_set(o, "load", json_text(ph->ramp.load));
+	json_set(o, "key", json_text(ph->ramp.key));
+	json_set(o, "planned_steps", jint((int64_t)ph->ramp.nsteps));
+	json_set(o, "until", jstr_or_null(cond));
+	json_set(o, "steps", a);
+	/* "found", "none" (the first step already failed), "beyond" (no step
+	 * did), "not judged" (no until) */
+	first_bad = ramp_first_bad(ph, steps, nrun);
+	if (ph->until.nterms == 0 || nrun == 0) {
+		json_set(o, "knee_found", json_text("not judged"));
+		json_set(o, "knee", json_null());
+	} else if (first_bad == 0) {
+		json_set(o, "knee_found", json_text("none"));
+		json_set(o, "knee", json_null());
+	} else {
+		json_t *k = json_object();
+
+		json_set(o, "knee_found", json_text(first_bad == nrun ? "beyond" : "found"));
+		json_set(k, "step", jint((int64_t)first_bad));
+		json_set(k, "value", json_text(ph->ramp.values[first_bad - 1]));
+		json_set(o, "knee", k);
+	}
+	return o;
+}
+
+/* Every knee search of the run's profile (as it was stored with the run). */
+static json_t *json_ramps(const struct run_report *rep)
+{
+	json_t *a = json_array();
+	struct profile prof;
+
+	if (profile_parse_text(rep->run.profile_path, rep->run.profile_text, &prof, NULL, NULL) !=
+	    0)
+		return a;
+	for (size_t i = 0; i < prof.nphases; i++)
+		if (prof.phases[i].ramp.nsteps > 0)
+			json_array_append_new(a, json_ramp(rep, &prof.phases[i]));
+	profile_free(&prof);
+	return a;
+}
+
 static json_t *json_run_row(const struct run_row *r)
 {
 	json_t *o = json_object();
@@ -1288,6 +1381,7 @@ int report_json(struct db *db, int64_t run_id, FILE *out)
 	json_set(root, "baseline", jstr_or_null(rep.baseline));
 	json_set(root, "phases", phases);
 	json_set(root, "studies", report_study_json(db, &rep));
+	json_set(root, "ramps", json_ramps(&rep));
 	report_free(&rep);
 	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);

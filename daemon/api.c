@@ -383,6 +383,17 @@ static void reply_error(struct evhttp_request *req, int code, const char *fmt, .
 	free(msg);
 }
 
+/* The run's phases as recorded, for their valid and weak figures; on a
+ * failed read the last ones stay. */
+static void refresh_phase_rows(struct api *api)
+{
+	struct phase_row *rows = NULL;
+	size_t n = 0;
+
+	if (api->db != NULL && db_phases_list(api->db, api->view.run_id, &rows, &n) == 0)
+		api_view_set_phase_rows(&api->view, rows, n);
+}
+
 /* Live counters from the supervisor, with the rates of the last tick. */
 static void refresh_view(struct api *api)
 {
@@ -412,6 +423,7 @@ static void refresh_view(struct api *api)
 	}
 	v->loads = api->loads;
 	v->nloads = n;
+	refresh_phase_rows(api);
 }
 
 static void serve_status(struct api *api, struct evhttp_request *req, struct evkeyvalq *query)

@@ -69,6 +69,7 @@ void api_view_free(struct api_view *v)
 	}
 	free(v->probes);
 	v->probes = NULL;
+	api_view_set_phase_rows(v, NULL, 0);
 	v->nprobes = 0;
 	free(v->hists);
 	free(v->hist_of_phase);
@@ -154,4 +155,13 @@ void api_view_add_sample(struct api_view *v, const struct sample *s)
 		v->nlatest--;
 	}
 	v->latest[v->nlatest++] = *s;
+}
+
+void api_view_set_phase_rows(struct api_view *v, struct phase_row *rows, size_t n)
+{
+	for (size_t i = 0; i < v->nphase_rows; i++)
+		record_free_texts(&record_types[REC_PHASE], &v->phase_rows[i]);
+	free(v->phase_rows);
+	v->phase_rows = rows;
+	v->nphase_rows = n;
 }

@@ -86,6 +86,11 @@ struct api_view {
 
 	const struct load_view *loads; /* the loads running now */
 	size_t nloads;
+
+	/* The run's phases as recorded so far, the finished ones with their
+	 * valid and weak figures; the API refreshes them for each document. */
+	struct phase_row *phase_rows;
+	size_t nphase_rows;
 };
 
 /* Sets up the histograms for the profile's phases; api_view_free frees them. */
@@ -95,6 +100,8 @@ void api_view_phase_begin(struct api_view *v, long round, size_t phase_index, in
 			  double now);
 void api_view_phase_end(struct api_view *v);
 void api_view_add_sample(struct api_view *v, const struct sample *s);
+/* Takes the run's phase rows (db_phases_list's), freeing the ones before. */
+void api_view_set_phase_rows(struct api_view *v, struct phase_row *rows, size_t n);
 /* Every probe's figures (probe: its index in the profile): an operation's
  * sample, or a second of a histogram probe. */
 void api_view_add_probe_sample(struct api_view *v, size_t probe, const struct sample *s);

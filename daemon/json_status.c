@@ -197,19 +197,31 @@ static json_t *system_json(const struct api_view *v)
 	return record_json(REC_SYS_SAMPLE, &v->sys);
 }
 
+/* The run's phases so far, every figure of the phase record (weak among them). */
+static json_t *phases_json(const struct api_view *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < v->nphase_rows; i++)
+		json_array_append_new(a, record_json(REC_PHASE, &v->phase_rows[i]));
+	return a;
+}
+
 json_t *status_json(const struct api_view *v)
 {
-	json_t *loads = json_array(), *samples = json_array();
+	json_t *loads = json_array(), *samples = json_array(), *doc;
 
 	for (size_t i = 0; i < v->nloads; i++)
 		json_array_append_new(loads, load_json(&v->loads[i]));
 	for (size_t i = 0; i < v->nlatest; i++)
 		json_array_append_new(samples, record_json(REC_SAMPLE, &v->latest[i]));
-	return json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "api",
-			 API_VERSION, "version", LOADD_VERSION, "pid", v->pid, "socket",
-			 jstr(v->socket_path), "metrics_listen", jstr(v->metrics_addr), "run",
-			 run_json(v), "phase", phase_json(v), "loads", loads, "samples", samples,
-			 "probes", probes_json(v), "system", system_json(v));
+	doc = json_pack("{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "api",
+			API_VERSION, "version", LOADD_VERSION, "pid", v->pid, "socket",
+			jstr(v->socket_path), "metrics_listen", jstr(v->metrics_addr), "run",
+			run_json(v), "phase", phase_json(v), "loads", loads, "samples", samples,
+			"probes", probes_json(v), "system", system_json(v));
+	json_object_set_new(doc, "phases", phases_json(v));
+	return doc;
 }
 
 static json_t *run_row_json(const struct run_row *r)

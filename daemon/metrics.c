@@ -216,10 +216,39 @@ static void write_system(FILE *fp, const struct api_view *v)
 	}
 }
 
+/* Every figure of the phase record (records.c) that has a metric, a series
+ * per finished phase and round; a text figure (weak) is 1 when set. */
+static void write_phase_figures(FILE *fp, const struct api_view *v)
+{
+	const struct record_type *rt = &record_types[REC_PHASE];
+
+	for (size_t i = 0; i < rt->ncolumns; i++) {
+		const struct column *c = &rt->columns[i];
+
+		if (c->view == NULL || c->view->metric == NULL)
+			continue;
+		family(fp, c->view->metric, c->view->metric_type, c->view->help);
+		for (size_t p = 0; p < v->nphase_rows; p++) {
+			const struct phase_row *row = &v->phase_rows[p];
+			const char *text = column_text(c, row);
+			char round[24];
+
+			if (row->ended_at <= 0)
+				continue;
+			snprintf(round, sizeof round, "%ld", row->round);
+			series(fp, c->view->metric,
+			       (const char *[]){ "phase", row->name, "round", round, NULL },
+			       column_is_text(c) ? (text != NULL && *text != '\0')
+						 : column_number(c, row));
+		}
+	}
+}
+
 void metrics_write(FILE *fp, const struct api_view *v)
 {
 	write_run(fp, v);
 	write_probe_latency(fp, v);
 	write_loads(fp, v);
+	write_phase_figures(fp, v);
 	write_system(fp, v);
 }

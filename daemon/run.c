@@ -61,6 +61,12 @@ struct run {
 	enum run_result result;
 	int signo;
 
+	/* The settle: when it began, whether it is waiting past its fixed
+	 * time for a ramping load, and what fell short when settle_max ran out. */
+	int64_t settle_start_ns;
+	bool settle_waiting;
+	char *settle_short;
+
 	struct event *settle_timer;
 	struct event *sys_timer;
 	struct event *sample_ev;
@@ -179,8 +185,9 @@ static bool phase_all_failed(struct run *r, size_t *nfailed)
  * load that did not load never reads as "no slowdown". */
 static void judge_loads(struct run *r, const struct phase_def *ph)
 {
-	char *weak = NULL;
+	char *weak = r->settle_short;
 
+	r->settle_short = NULL;
 	for (size_t i = 0; i < ph->nloads; i++) {
 		const struct load_def *ld = profile_load_by_name(r->profile, ph->loads[i]);
 		struct achieved got;
@@ -301,6 +308,8 @@ static void phase_end(struct run *r, bool aborted)
 		record_event(r, aborted ? "abort" : "invalid", why);
 	free(stalled);
 	free(why);
+	free(r->settle_short);
+	r->settle_short = NULL;
 	step_load_free(r->step_load);
 	r->step_load = NULL;
 	r->phase_id = 0;
@@ -328,9 +337,8 @@ static void phase_advance(struct run *r)
 	phase_start(r);
 }
 
-static void probe_begin(evutil_socket_t fd, short what, void *arg)
+static void probe_begin(struct run *r)
 {
-	struct run *r = arg;
 	const struct phase_def *ph = &r->profile->phases[r->phase_index];
 	int64_t now;
 
@@ -358,6 +366,54 @@ static void probe_begin(evutil_socket_t fd, short what, void *arg)
 		phase_end(r, false);
 		phase_advance(r);
 	}
+}
+
+/* The settle's fixed time is over. The probe starts, unless a load still
+ * ramps up to the target it will hold (the memory load filling): then the
+ * settle waits for it, twice a second, up to the phase's settle_max; a load
+ * not there by then leaves the phase weak, since it was timed under less
+ * load than asked for. */
+static void settle_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct run *r = arg;
+	const struct phase_def *ph = &r->profile->phases[r->phase_index];
+	const struct timeval half_second = { 0, 500000 };
+	char *ramping = supervisor_ramping(r->sv);
+	double settled_s = (double)(mono_ns() - r->settle_start_ns) / 1e9;
+	char *msg;
+
+	if (ramping == NULL) {
+		if (r->settle_waiting) {
+			msg = xasprintf("settle: the loads reached their targets after %.1f s",
+					settled_s);
+			log_info("round %ld phase %s: %s", r->round, ph->name, msg);
+			record_event(r, "settle", msg);
+			free(msg);
+		}
+		probe_begin(r);
+		return;
+	}
+	if (settled_s * 1000 < (double)ph->settle_max_ms) {
+		if (!r->settle_waiting) {
+			msg = xasprintf("settle: waiting for %s to reach its target, up to "
+					"settle_max %.0f s in all",
+					ramping, (double)ph->settle_max_ms / 1000);
+			log_info("round %ld phase %s: %s", r->round, ph->name, msg);
+			record_event(r, "settle", msg);
+			free(msg);
+		}
+		r->settle_waiting = true;
+		evtimer_add(r->settle_timer, &half_second);
+		free(ramping);
+		return;
+	}
+	r->settle_short = xasprintf("%s: still ramping up to its target when settle_max (%.0f s) "
+				    "ran out",
+				    ramping, (double)ph->settle_max_ms / 1000);
+	log_warn("round %ld phase %s: %s; the phase will be marked weak", r->round, ph->name,
+		 r->settle_short);
+	free(ramping);
+	probe_begin(r);
 }
 
 static void probe_phase_reset(struct run *r, const struct phase_def *ph)
@@ -420,6 +476,8 @@ static void phase_start(struct run *r)
 		log_warn("phase %s: a load could not be started; the phase will be marked invalid",
 			 ph->name);
 	free(loads);
+	r->settle_start_ns = mono_ns();
+	r->settle_waiting = false;
 	struct timeval tv = { .tv_sec = settle / 1000, .tv_usec = settle % 1000 * 1000 };
 	evtimer_add(r->settle_timer, &tv);
 }
@@ -629,7 +687,7 @@ enum run_result run_execute(const struct run_options *ro, int *signo)
 			.stop_arg = &r,
 		});
 
-	r.settle_timer = evtimer_new(r.base, probe_begin, &r);
+	r.settle_timer = evtimer_new(r.base, settle_check, &r);
 	r.sys_timer = event_new(r.base, -1, EV_PERSIST, on_sys_tick, &r);
 	r.sample_ev = event_new(r.base, r.sample_pipe[0], EV_READ | EV_PERSIST, on_sample, &r);
 	for (size_t i = 0; i < 4; i++) {
@@ -673,6 +731,7 @@ out:
 	supervisor_stop_all(r.sv);
 	api_free(r.api);
 	supervisor_free(r.sv);
+	free(r.settle_short);
 	event_free(r.settle_timer);
 	event_free(r.sys_timer);
 	event_free(r.sample_ev);

@@ -245,6 +245,13 @@ static int load_start(struct load *l)
 		return -1;
 	}
 	l->dirs_made = true;
+	/* A restarted load ramps up afresh; set before the fork, so that a
+	 * settle that ends at once still sees it ramping. */
+	atomic_store_explicit(&l->shm->reach,
+			      l->ops->ramps != NULL && l->ops->ramps(l->def->config)
+				      ? LOADER_RAMPING
+				      : LOADER_STEADY,
+			      memory_order_relaxed);
 	ctx = (struct loader_ctx){
 		.name = l->name,
 		.config = l->def->config,
@@ -495,22 +502,41 @@ void supervisor_mark_window(struct supervisor *sv)
 	}
 }
 
+/* Adds a load's name to a space-separated list (NULL: empty). */
+static void names_add(char **names, const char *name)
+{
+	char *joined = *names ? xasprintf("%s %s", *names, name) : xstrdup(name);
+
+	free(*names);
+	*names = joined;
+}
+
 char *supervisor_window_stalled(struct supervisor *sv)
 {
 	char *names = NULL;
 
 	for (size_t i = 0; i < sv->nloads; i++) {
 		struct load *l = sv->loads[i];
-		char *joined;
-
 		if (!l->active ||
 		    atomic_load_explicit(&l->shm->cycles, memory_order_relaxed) != l->win_cycles ||
 		    atomic_load_explicit(&l->shm->bytes, memory_order_relaxed) != l->win_bytes ||
 		    atomic_load_explicit(&l->shm->ops, memory_order_relaxed) != l->win_ops)
 			continue;
-		joined = names ? xasprintf("%s %s", names, l->name) : xstrdup(l->name);
-		free(names);
-		names = joined;
+		names_add(&names, l->name);
+	}
+	return names;
+}
+
+char *supervisor_ramping(struct supervisor *sv)
+{
+	char *names = NULL;
+
+	for (size_t i = 0; i < sv->nloads; i++) {
+		struct load *l = sv->loads[i];
+		if (!l->active ||
+		    atomic_load_explicit(&l->shm->reach, memory_order_relaxed) != LOADER_RAMPING)
+			continue;
+		names_add(&names, l->name);
 	}
 	return names;
 }

@@ -28,6 +28,10 @@ void supervisor_snapshot(struct supervisor *sv);
  * one xmalloc'd string ("fs net"), or NULL when every load progressed. */
 char *supervisor_window_stalled(struct supervisor *sv);
 void supervisor_mark_window(struct supervisor *sv);
+/* Names of the loads still ramping up to a target they will hold (the
+ * memory load's pressure mode), as one xmalloc'd string, or NULL when none
+ * is: what a phase's settle waits for. */
+char *supervisor_ramping(struct supervisor *sv);
 /* SIGTERM to each group, a grace period, SIGKILL, everything reaped, scratch
  * dirs removed. Blocks (at most the grace period plus a little). */
 void supervisor_stop_all(struct supervisor *sv);

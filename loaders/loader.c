@@ -288,6 +288,11 @@ void loader_table_check(void)
 
 /* ---- helpers for loaders ---- */
 
+void loader_set_reach(struct loader_shm *shm, enum loader_reach reach)
+{
+	atomic_store_explicit(&shm->reach, (int)reach, memory_order_relaxed);
+}
+
 void loader_progress(struct loader_shm *shm, uint64_t cycles, uint64_t bytes, uint64_t ops)
 {
 	if (cycles == 0 && bytes == 0 && ops == 0)

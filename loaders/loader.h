@@ -29,6 +29,17 @@ struct loader_shm {
 	_Atomic uint64_t ops;    /* the loader's own unit (token passes, transfers) */
 	_Atomic uint64_t errors; /* failed operations that did not stop the load */
 	_Atomic int64_t last_progress_ns; /* CLOCK_MONOTONIC of the last counter change */
+	/* enum loader_reach: whether a load that grows towards a target it then
+	 * holds (the memory load's pressure mode) has got there; a phase's
+	 * settle waits while it is RAMPING. loadd sets it at every start, from
+	 * the loader's ramps(). */
+	_Atomic int reach;
+};
+
+enum loader_reach {
+	LOADER_STEADY,  /* full strength from its start: nothing to wait for */
+	LOADER_RAMPING, /* still growing towards its target */
+	LOADER_HELD,    /* reached its target once */
 };
 
 struct loader_ctx {
@@ -68,6 +79,10 @@ struct loader_ops {
 	/* Optional: true when this configuration needs root inside the load (a
 	 * cgroup of its own); it then keeps loadd's user instead of the run's. */
 	bool (*needs_root)(const void *config);
+	/* Optional: true when this configuration grows towards a target it then
+	 * holds (loader_set_reach() says when it got there); loadd marks it
+	 * RAMPING as it starts it, and a phase's settle waits for it. */
+	bool (*ramps)(const void *config);
 };
 
 extern const struct loader_ops *const loader_table[];
@@ -95,6 +110,8 @@ pid_t loader_spawn(const struct loader_ops *ops, const struct loader_ctx *ctx);
 /* Adds to the counters and stamps progress. */
 void loader_progress(struct loader_shm *shm, uint64_t cycles, uint64_t bytes, uint64_t ops);
 void loader_error(struct loader_shm *shm);
+/* Says whether the load has reached the target it ramps to (enum loader_reach). */
+void loader_set_reach(struct loader_shm *shm, enum loader_reach reach);
 /* Reports an event to loadd (kind: one word, e.g. "enospc", "info"). */
 void loader_event(const struct loader_ctx *ctx, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -12,35 +12,49 @@
 
 #include "procfs.h"
 
-#define V1_ROOT "/sys/fs/cgroup/memory"
+#define CGROUP_FS "/sys/fs/cgroup"
 #define STALE_PREFIX "loadd-memory-"
 
-/* The unified hierarchy's mount point when it offers the memory controller. */
-static const char *v2_root(void)
+/* The unified hierarchy's mount point below root (root itself, or the
+ * hybrid layout's root/unified) when it offers the memory controller, in
+ * unified[]; false when neither does. */
+static bool v2_root(const char *root, char *unified, size_t len)
 {
-	static const char *const candidates[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
-	char path[PATH_MAX], ctl[512];
+	static const char *const candidates[] = { "", "/unified" };
+	char path[PATH_MAX], ctl[512], *save = NULL;
 
 	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-		snprintf(path, sizeof path, "%s/cgroup.controllers", candidates[i]);
+		snprintf(path, sizeof path, "%s%s/cgroup.controllers", root, candidates[i]);
 		if (read_small_file(path, ctl, sizeof ctl) < 0)
 			continue;
-		for (char *w = strtok(ctl, " \n"); w != NULL; w = strtok(NULL, " \n")) {
-			if (strcmp(w, "memory") == 0)
-				return candidates[i];
+		for (char *w = strtok_r(ctl, " \n", &save); w != NULL;
+		     w = strtok_r(NULL, " \n", &save)) {
+			if (strcmp(w, "memory") == 0) {
+				snprintf(unified, len, "%s%s", root, candidates[i]);
+				return true;
+			}
 		}
 	}
-	return NULL;
+	return false;
 }
 
 bool memory_cgroup_find(struct memory_cgroup *cg)
 {
-	char groups[4096], *save = NULL;
-	const char *unified = v2_root();
+	char groups[4096];
 
 	*cg = (struct memory_cgroup){ 0 };
 	if (read_small_file("/proc/self/cgroup", groups, sizeof groups) < 0)
 		return false;
+	return memory_cgroup_find_at(cg, CGROUP_FS, groups);
+}
+
+bool memory_cgroup_find_at(struct memory_cgroup *cg, const char *root, const char *self_cgroup)
+{
+	char groups[4096], unified[PATH_MAX], *save = NULL;
+	bool has_v2 = v2_root(root, unified, sizeof unified);
+
+	*cg = (struct memory_cgroup){ 0 };
+	snprintf(groups, sizeof groups, "%s", self_cgroup);
 	for (char *line = strtok_r(groups, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *ctrl = strchr(line, ':'), *where;
@@ -48,14 +62,14 @@ bool memory_cgroup_find(struct memory_cgroup *cg)
 		if (ctrl == NULL || (where = strchr(ctrl + 1, ':')) == NULL)
 			continue;
 		*where++ = '\0';
-		if (unified != NULL && strncmp(line, "0:", 2) == 0 && ctrl[1] == '\0') {
+		if (has_v2 && strncmp(line, "0:", 2) == 0 && ctrl[1] == '\0') {
 			snprintf(cg->parent, sizeof cg->parent, "%s%s", unified,
 				 strcmp(where, "/") == 0 ? "" : where);
 			cg->version = 2;
 			return true;
 		}
-		if (unified == NULL && strcmp(ctrl + 1, "memory") == 0) {
-			snprintf(cg->parent, sizeof cg->parent, "%s%s", V1_ROOT,
+		if (!has_v2 && strcmp(ctrl + 1, "memory") == 0) {
+			snprintf(cg->parent, sizeof cg->parent, "%s/memory%s", root,
 				 strcmp(where, "/") == 0 ? "" : where);
 			cg->version = 1;
 			return true;
@@ -146,6 +160,29 @@ void memory_cgroup_leave(struct memory_cgroup *cg)
 	write_file(cg->parent, "cgroup.procs", "0");
 	rmdir(cg->dir);
 	cg->dir[0] = '\0';
+}
+
+/* A number from a file of dir, or false. */
+static bool read_number(const char *dir, const char *file, uint64_t *out)
+{
+	char path[PATH_MAX + 64], value[64];
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if (read_small_file(path, value, sizeof value) < 0 || value[0] < '0' || value[0] > '9')
+		return false;
+	*out = strtoull(value, NULL, 10);
+	return true;
+}
+
+bool memory_cgroup_usage(const struct memory_cgroup *cg, uint64_t *used, uint64_t *max)
+{
+	if (cg->dir[0] == '\0')
+		return false;
+	if (cg->version == 2)
+		return read_number(cg->dir, "memory.current", used) &&
+		       read_number(cg->dir, "memory.max", max);
+	return read_number(cg->dir, "memory.usage_in_bytes", used) &&
+	       read_number(cg->dir, "memory.limit_in_bytes", max);
 }
 
 /* A "key value" line of a memory.stat text. */

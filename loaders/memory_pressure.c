@@ -20,17 +20,46 @@ static uint64_t capped(const struct pressure_goal *goal, uint64_t resident, uint
 	return want;
 }
 
+/* What its own cgroup can still be charged before its limit. */
+static uint64_t own_room(const struct pressure_reading *now)
+{
+	return now->own_max > now->own_used ? now->own_max - now->own_used : 0;
+}
+
+/* How far below the floor, or inside the headroom under its own cgroup's
+ * limit, the load is now: 0 when neither. */
+static uint64_t shortfall(const struct pressure_goal *goal, const struct pressure_reading *now)
+{
+	uint64_t below = now->available < goal->floor ? goal->floor - now->available : 0;
+	uint64_t own = own_room(now);
+
+	if (now->own_max != 0 && own < goal->headroom && goal->headroom - own > below)
+		return goal->headroom - own;
+	return below;
+}
+
+/* What may still be taken: above the floor, and below the headroom. */
+static uint64_t room_left(const struct pressure_goal *goal, const struct pressure_reading *now)
+{
+	uint64_t room = now->available - goal->floor, own;
+
+	if (now->own_max == 0)
+		return room;
+	own = own_room(now) - goal->headroom;
+	return own < room ? own : room;
+}
+
 uint64_t pressure_next(const struct pressure_goal *goal, uint64_t resident,
 		       const struct pressure_reading *now, enum pressure_move *move)
 {
-	uint64_t room, give;
+	uint64_t room, give, short_by = shortfall(goal, now);
 
-	if (now->available < goal->floor) {
-		give = goal->floor - now->available + goal->step;
+	if (short_by > 0) {
+		give = short_by + goal->step;
 		*move = PRESSURE_SHRINK;
 		return give >= resident ? 0 : whole_units(goal, resident - give);
 	}
-	room = now->available - goal->floor;
+	room = room_left(goal, now);
 	if (now->psi_some_pct >= goal->psi_pct || room == 0) {
 		*move = PRESSURE_HOLD;
 		return resident;

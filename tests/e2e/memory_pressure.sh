@@ -39,14 +39,23 @@ trap leave_cgroup EXIT
 
 echo 1G >"$CGD/$LIMIT" 2>"$T/cg.err" || skip "the memory cgroup refuses a limit: $(cat "$T/cg.err")"
 
+# The memory phase's fixed settle is shorter than the fill: the settle waits
+# for the load to hold. The hurried phase gives it no time at all (settle_max
+# 0s): its probe starts while the load still fills, and the phase is weak.
 prof=$(profile pressure <<'EOF2'
 [run]
-settle = 8s
+settle = 1s
 [probe]
 every = 250ms
 tree = depth=2 fanout=3 files=4
 [phase memory]
 duration = 6s
+settle_max = 60s
+loads = mem
+[phase hurried]
+duration = 2s
+settle = 0s
+settle_max = 0s
 loads = mem
 [load mem]
 type = memory
@@ -79,6 +88,16 @@ held=$(sql "select min(t) from events where load = 'mem' and kind = 'info' and m
 start=$(sql "select probe_start from phases where name = 'memory'")
 awk -v h="$held" -v s="$start" 'BEGIN { exit !(h <= s) }' ||
 	fail "held only after the probe window opened: $(events)"
+sql "select message from events where kind = 'settle'" | grep -q "^settle: waiting for mem " ||
+	fail "the settle did not wait for the load: $(events)"
+sql "select message from events where kind = 'settle'" | grep -q "^settle: the loads reached their targets" ||
+	fail "the settle did not end when the load held: $(events)"
+# (PSI and MemAvailable are the whole machine's: the memory phase may be
+# weak by its expectation, but not for a load still filling.)
+sql "select weak from phases where name = 'memory'" | grep -q "still ramping" &&
+	fail "the memory phase was timed before the load held: $(sql "select weak from phases")"
+sql "select weak from phases where name = 'hurried'" | grep -q "mem: still ramping up to its target when settle_max" ||
+	fail "the hurried phase is not weak for a load still filling: $(sql "select weak from phases")"
 (( $(sql "select count(*) from events where kind in ('oom-kill', 'restart', 'exit')") == 0 )) ||
 	fail "a kill or restart: $(events)"
 if [[ $OOMS == memory.oom_control ]]; then

@@ -6,6 +6,7 @@
 # the last; with one the first step meets (ratio > 0), the search stops after
 # it (a ramp-stop event) and there is no acceptable step. Bad ramp and until
 # lines are refused with file:line; the shipped config/knee.conf is valid.
+# The JSON report carries the same steps and knee.
 source "$(dirname "$0")/lib.sh"
 
 bad=$(profile bad <<'EOF2'
@@ -58,6 +59,16 @@ grep -q "^Knee search knee: cpu.procs over 3 steps" "$T/report" || fail "no ramp
 grep -Eq "^ +3 +8 " "$T/report" || fail "no row for step 3: $(cat "$T/report")"
 grep -q "^Knee: beyond the last step run (procs = 8): no step had median > 1e+06ms" "$T/report" ||
 	fail "no knee line: $(cat "$T/report")"
+# the JSON report has the same steps and knee
+"$LOADCTL" --db "$DB" report 1 --json >"$T/report.json" || fail "report --json failed"
+python3 - "$T/report.json" <<'PY' || fail "the JSON report's knee: $(cat "$T/report.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["ramps"]
+assert len(r) == 1 and r[0]["phase"] == "knee" and r[0]["key"] == "procs", r
+assert [s["value"] for s in r[0]["steps"]] == ["2", "4", "8"], r
+assert all(s["median_ms"] > 0 for s in r[0]["steps"]), r
+assert r[0]["knee_found"] == "beyond" and r[0]["knee"] == {"step": 3, "value": "8"}, r
+PY
 
 # the first step already too slow: the search stops there
 p=$(knee first "ratio > 0")
@@ -70,4 +81,10 @@ sql "select message from events where run_id = 2 and kind = 'ramp-stop'" | grep 
 grep -q "^Knee: none: the first step (procs = 2) already has ratio > 0" "$T/report2" ||
 	fail "no knee verdict: $(cat "$T/report2")"
 "$LOADCTL" --db "$DB" export --run 2 - | grep -q ",knee@2," || fail "export lacks the step"
+"$LOADCTL" --db "$DB" report 2 --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ramps"][0]
+assert r["knee_found"] == "none" and r["knee"] is None and len(r["steps"]) == 1, r
+assert r["until"] == "ratio > 0", r
+' || fail "the JSON report of the stopped search"
 echo ok

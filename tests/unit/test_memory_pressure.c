@@ -94,6 +94,56 @@ static void test_cap(void **state)
 	assert_int_equal(move, PRESSURE_SHRINK);
 }
 
+/* In a cgroup of its own, the load keeps a headroom below that cgroup's
+ * limit as charged (its page tables count there), whatever MemAvailable says:
+ * the case that OOM-killed it inside its own cgroup on a 24 GiB machine. */
+static void test_headroom(void **state)
+{
+	const struct pressure_goal goal = { .psi_pct = 10,
+					    .floor = 256 * MiB,
+					    .margin = 128 * MiB,
+					    .step = 32 * MiB,
+					    .headroom = 128 * MiB,
+					    .unit = 2 * MiB };
+	static const struct {
+		uint64_t resident, available, used, max;
+		enum pressure_move move;
+		uint64_t next;
+	} cases[] = {
+		/* the whole machine free, the cgroup's limit near: the fill
+		 * stops a margin and the headroom below the limit */
+		{ 0, 23 * GiB, 0, 22 * GiB, PRESSURE_FILL, 22 * GiB - 256 * MiB },
+		/* charged well beyond the resident set (page tables and the
+		 * rest): 72 MiB left below the limit, inside the headroom by 56
+		 * MiB, so that and a step go back, though MemAvailable has room */
+		{ 22 * GiB + 512 * MiB, 600 * MiB, 22 * GiB + 850 * MiB, 22 * GiB + 922 * MiB,
+		  PRESSURE_SHRINK, 22 * GiB + 424 * MiB },
+		/* just at the headroom: hold, though MemAvailable has room */
+		{ 20 * GiB, 2 * GiB, 21 * GiB, 21 * GiB + 128 * MiB, PRESSURE_HOLD, 20 * GiB },
+		/* a step above the headroom: one step, not into it */
+		{ 20 * GiB, 2 * GiB, 21 * GiB, 21 * GiB + 144 * MiB, PRESSURE_STEP,
+		  20 * GiB + 16 * MiB },
+		/* the floor is the nearer line: it decides */
+		{ 20 * GiB, 200 * MiB, 20 * GiB, 30 * GiB, PRESSURE_SHRINK, 20 * GiB - 88 * MiB },
+		/* no cgroup of its own (max 0): MemAvailable alone */
+		{ 20 * GiB, 384 * MiB, 50 * GiB, 0, PRESSURE_STEP, 20 * GiB + 32 * MiB },
+	};
+
+	for (size_t i = 0; i < NCASES(cases); i++) {
+		struct pressure_reading now = { .available = cases[i].available,
+						.own_used = cases[i].used,
+						.own_max = cases[i].max };
+		enum pressure_move move;
+		uint64_t next = pressure_next(&goal, cases[i].resident, &now, &move);
+
+		if (move != cases[i].move || next != cases[i].next)
+			fail_msg("case %zu: %s to %llu MiB, want %s to %llu MiB", i,
+				 pressure_move_name(move), (unsigned long long)(next / MiB),
+				 pressure_move_name(cases[i].move),
+				 (unsigned long long)(cases[i].next / MiB));
+	}
+}
+
 static enum pressure_move move_named(const char *name)
 {
 	static const enum pressure_move all[] = { PRESSURE_FILL, PRESSURE_STEP, PRESSURE_HOLD,
@@ -153,6 +203,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_headroom),
 		cmocka_unit_test(test_recorded_run),
 	};
 

@@ -260,6 +260,72 @@ static void test_loads_and_escaping(void **state)
 	api_view_free(&v);
 }
 
+/* Rows as db_phases_list gives them (xmalloc'd texts: the view frees them). */
+static struct phase_row *phase_rows(void)
+{
+	struct phase_row *rows = calloc(3, sizeof *rows);
+
+	rows[0] = (struct phase_row){ .id = 1,
+				      .round = 1,
+				      .name = strdup("warm"),
+				      .cache = strdup("warm"),
+				      .loads = strdup(""),
+				      .ended_at = 10,
+				      .valid = true };
+	rows[1] = (struct phase_row){ .id = 2,
+				      .round = 1,
+				      .name = strdup("memory"),
+				      .cache = strdup("warm"),
+				      .loads = strdup("mem"),
+				      .ended_at = 20,
+				      .valid = true,
+				      .weak = strdup("mem: psi_memory 0.0% (expected > 0.0%)") };
+	/* running: no figures yet */
+	rows[2] = (struct phase_row){ .id = 3,
+				      .round = 2,
+				      .name = strdup("warm"),
+				      .cache = strdup("warm"),
+				      .loads = strdup("") };
+	return rows;
+}
+
+/* A finished phase's weak and valid figures, from the phase record's
+ * table: 1 for the weak one, 0 for the other; a running phase has none.
+ * The status lists every phase with its weak text. */
+static void test_weak_phases(void **state)
+{
+	static const char *const want[] = {
+		"# TYPE loadd_phase_weak gauge",
+		"loadd_phase_weak{phase=\"warm\",round=\"1\"} 0",
+		"loadd_phase_weak{phase=\"memory\",round=\"1\"} 1",
+		"loadd_phase_valid{phase=\"memory\",round=\"1\"} 1",
+	};
+	struct api_view v;
+	json_t *doc, *rows_json;
+	char *out = NULL;
+
+	api_view_init(&v, &test_profile);
+	api_view_set_phase_rows(&v, phase_rows(), 3);
+	CAPTURE(out, metrics_write(fp, &v));
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!has_line(out, want[i]))
+			fail_msg("missing line: %s\n--- in ---\n%s", want[i], out);
+	assert_null(strstr(out, "round=\"2\""));
+	free(out);
+
+	doc = status_json(&v);
+	rows_json = json_object_get(doc, "phases");
+	assert_int_equal(json_array_size(rows_json), 3);
+	assert_true(json_is_null(json_object_get(json_array_get(rows_json, 0), "weak")));
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(rows_json, 1), "weak")),
+		"mem: psi_memory 0.0% (expected > 0.0%)");
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(rows_json, 1), "name")), "memory");
+	json_decref(doc);
+	api_view_free(&v);
+}
+
 /* PSI the kernel does not have is left out, never sent as NaN. */
 static void test_pressure_without_psi(void **state)
 {
@@ -418,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_loads_and_escaping),
 		cmocka_unit_test(test_pressure_without_psi),
 		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_weak_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
