@@ -533,6 +533,11 @@ char *supervisor_ramping(struct supervisor *sv)
 
 	for (size_t i = 0; i < sv->nloads; i++) {
 		struct load *l = sv->loads[i];
+
+		/* Its event lines first: the hold it announced is recorded
+		 * before the probe window it lets open. */
+		if (l->active)
+			on_event_pipe(l->event_pipe[0], EV_READ, l);
 		if (!l->active ||
 		    atomic_load_explicit(&l->shm->reach, memory_order_relaxed) != LOADER_RAMPING)
 			continue;

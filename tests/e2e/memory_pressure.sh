@@ -82,12 +82,13 @@ info() { sql "select message from events where load = 'mem' and kind = 'info'"; 
 info | grep -q "^pressure: in cgroup v[12] $CGD/loadd-memory-" ||
 	fail "the load did not run in a cgroup of its own below loadd's: $(events)"
 info | grep -q "^pressure: fill to" || fail "no quick fill: $(events)"
-# At the floor or the target before the probe window opened.
-held=$(sql "select min(t) from events where load = 'mem' and kind = 'info' and message like 'pressure: hold%'")
+# At the floor (a hold, or a give-back there) or the target before the probe
+# window opened.
+held=$(sql "select min(t) from events where load = 'mem' and kind = 'info' and (message like 'pressure: hold%' or message like 'pressure: shrink%')")
 [[ -n $held ]] || fail "never reached the floor or the target: $(events)"
 start=$(sql "select probe_start from phases where name = 'memory'")
 awk -v h="$held" -v s="$start" 'BEGIN { exit !(h <= s) }' ||
-	fail "held only after the probe window opened: $(events)"
+	fail "held only after the probe window opened at $start: $(events)"
 sql "select message from events where kind = 'settle'" | grep -q "^settle: waiting for mem " ||
 	fail "the settle did not wait for the load: $(events)"
 sql "select message from events where kind = 'settle'" | grep -q "^settle: the loads reached their targets" ||
