@@ -191,6 +191,10 @@ static const char *const migrations[] = {
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  set_at REAL NOT NULL"
 	");",
+	/* 5 -> 6: a sample not measured because it was over a system limit
+	 * (an ipcbw message size over fs.mqueue.msgsize_max): the limit in
+	 * bytes, 0 for every measured sample. */
+	"ALTER TABLE samples ADD COLUMN over_limit INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,

@@ -12,7 +12,7 @@
 #include "expect.h"
 #include "records.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 struct db;
 

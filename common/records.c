@@ -124,6 +124,7 @@ static const struct column sample_columns[] = {
 	{ "probe_id", "INTEGER", SA(probe_id), COL_I64, "", 2, COLF_KEY, NULL, NULL },
 	{ "value", "REAL", SA(value), COL_REAL, "", 2, 0, NULL, NULL },
 	{ "variant", "INTEGER NOT NULL", SA(variant), COL_INT, "", 2, 0, NULL, NULL },
+	{ "over_limit", "INTEGER NOT NULL", SA(over_limit), COL_I64, "bytes", 6, 0, NULL, NULL },
 };
 /* clang-format on */
 

@@ -35,7 +35,10 @@ struct sample {
 	int64_t missed;   /* slots skipped before this job because the last one overran */
 	int64_t probe_id; /* its probes row; 0 in runs from before probes had rows (the job) */
 	double value;     /* the probe's figure in its units (the time, for every kind so far) */
-	int variant;      /* which of the probe's threads, 0 for most */
+	int variant;      /* which of the probe's threads, 0 for most (ipcbw: the size) */
+	/* Not measured: the operation was over a system limit of this many
+	 * bytes (ipcbw's message size); value NaN, failed false. 0 otherwise. */
+	int64_t over_limit;
 };
 
 /* A sample's figure in its probe's units: `value`, or the time for rows

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "hist.h"
+#include "ipc_limits.h"
 #include "json_build.h"
 #include "log.h"
 #include "parse.h"
@@ -278,7 +279,10 @@ static int add_probes(struct db *db, const struct phase_row *ph, struct report_p
 		rp->ran |= n > 0;
 		for (size_t i = 0; i < n; i++) {
 			rp->missed += s[i].missed;
-			if (s[i].failed)
+			if (s[i].over_limit > 0) {
+				rp->over_limit_n++;
+				rp->over_limit = s[i].over_limit;
+			} else if (s[i].failed)
 				rp->failed++;
 			else if (!isnan(sample_figure(&s[i]))) {
 				dvec_push(&pa->values, sample_figure(&s[i]));
@@ -534,6 +538,23 @@ static const char *find_baseline(const struct run_report *rep, const struct phas
 	return name;
 }
 
+/* The sysctl that caps the messages of an IPC probe, from its `via` as
+ * written in its options; NULL for any other probe. */
+static const char *limit_sysctl_of(const struct probe_info *pi)
+{
+	const char *line = pi->options;
+
+	while (line != NULL && *line != '\0') {
+		char key[16], value[32];
+
+		if (sscanf(line, " %15[a-z] = %31s", key, value) == 2 && strcmp(key, "via") == 0)
+			return ipc_limit_sysctl(value);
+		line = strchr(line, '\n');
+		line = line != NULL ? line + 1 : NULL;
+	}
+	return NULL;
+}
+
 /* A phase gets a row per probe of the run, in the run's order. */
 static void init_probes(struct report_phase *p, struct phase_acc *acc,
 			const struct probe_info *probes, size_t nprobes)
@@ -548,6 +569,7 @@ static void init_probes(struct report_phase *p, struct phase_acc *acc,
 		p->probe[k].units = xstrdup(
 			probes[k].histogram || probes[k].units == NULL ? "ms" : probes[k].units);
 		p->probe[k].histogram = probes[k].histogram;
+		p->probe[k].limit_sysctl = limit_sysctl_of(&probes[k]);
 		if (probes[k].histogram)
 			acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
 	}
@@ -893,6 +915,29 @@ static char *fmt_over(const struct report_probe *rp, uint64_t n)
 	return rp->histogram ? xasprintf("%llu", (unsigned long long)n) : xstrdup("-");
 }
 
+/* "mq (ipcbw): 12 samples not measured, over the limit 8192
+ * (fs.mqueue.msgsize_max)": once per probe, its samples of every phase. */
+static void print_over_limit(const struct run_report *rep, FILE *out)
+{
+	size_t nprobe = rep->nphases > 0 ? rep->phases[0].nprobe : 0;
+
+	for (size_t k = 0; k < nprobe; k++) {
+		const struct report_probe *rp = &rep->phases[0].probe[k];
+		int64_t n = 0, limit = 0;
+
+		for (size_t i = 0; i < rep->nphases; i++)
+			if (k < rep->phases[i].nprobe && rep->phases[i].probe[k].over_limit_n > 0) {
+				n += rep->phases[i].probe[k].over_limit_n;
+				limit = rep->phases[i].probe[k].over_limit;
+			}
+		if (n > 0)
+			fprintf(out,
+				"%s (%s): %lld samples not measured, over the limit %lld (%s)\n",
+				rp->name, rp->type, (long long)n, (long long)limit,
+				rp->limit_sysctl != NULL ? rp->limit_sysctl : "a system limit");
+	}
+}
+
 /* One row per phase and probe that ran there; shown when the run has more
  * than its job probe (the phase table above is the job's). */
 static void print_probes(const struct run_report *rep, FILE *out)
@@ -961,6 +1006,7 @@ static void print_probes(const struct run_report *rep, FILE *out)
 			"Ratio = median / %s's median of the same probe (histogram probes: "
 			"p99 / p99); >1ms, >16.7ms, >100ms: wake-ups later than that.\n",
 			rep->baseline);
+	print_over_limit(rep, out);
 }
 
 static const struct report_phase *phase_named(const struct run_report *rep, const char *name)
@@ -1219,6 +1265,13 @@ static json_t *json_probe(const struct report_probe *rp)
 		json_set(o, "time_ms", json_summary(&rp->time));
 		json_set(o, "missed", jint(rp->missed));
 		json_set(o, "failed", jint(rp->failed));
+		json_set(o, "over_limit_samples", jint(rp->over_limit_n));
+		json_set(o, "over_limit",
+			 rp->over_limit_n > 0 ? jint(rp->over_limit) : json_null());
+		json_set(o, "limit_sysctl",
+			 rp->over_limit_n > 0 && rp->limit_sysctl != NULL
+				 ? json_string(rp->limit_sysctl)
+				 : json_null());
 		return o;
 	}
 	json_set(o, "count", jint((int64_t)rp->count));

@@ -54,6 +54,11 @@ struct report_probe {
 	uint64_t over_1ms, over_16ms, over_100ms; /* 16.7 ms: a frame missed at 60 Hz */
 	double steal_pct; /* mean CPU steal over its seconds, NaN when unknown */
 	double ratio;     /* median (histograms: p99) / the baseline phase's */
+	/* Samples not measured because they were over a system limit (ipcbw's
+	 * sizes), that limit in bytes, and the sysctl setting it (NULL: none
+	 * known). Neither failed nor figures. */
+	int64_t over_limit_n, over_limit;
+	const char *limit_sysctl;
 	/* For loadctl compare, by valid round: a sample probe's values, a
 	 * histogram probe's p99 of each second, in ms; round r's round_len[r]
 	 * values follow those of the rounds before it. */

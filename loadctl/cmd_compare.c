@@ -65,6 +65,7 @@ static void figures_of(const struct cmp *c, const char *phase, struct phase_figu
 {
 	char **loads = NULL, **probes = NULL;
 	size_t nloads = 0, nprobes = 0, i, j, at;
+	bool *rate = NULL;
 
 	for (i = 0; i < c->n; i++) {
 		const struct report_phase *p = cmp_find_phase(&c->runs[i], phase, &at);
@@ -72,8 +73,15 @@ static void figures_of(const struct cmp *c, const char *phase, struct phase_figu
 		for (j = 0; p != NULL && j < p->nload; j++)
 			add_name(&loads, &nloads, p->load[j].name);
 		for (j = 0; p != NULL && j < p->nprobe; j++)
-			if (cmp_probe_shown(&p->probe[j]))
+			if (cmp_probe_shown(&p->probe[j])) {
+				size_t before = nprobes;
+
 				add_name(&probes, &nprobes, p->probe[j].name);
+				if (nprobes > before) {
+					rate = xreallocarray(rate, nprobes, sizeof *rate);
+					rate[before] = cmp_units_rate(p->probe[j].units);
+				}
+			}
 	}
 	pf->n = 1 + nloads + nprobes;
 	pf->f = xcalloc(pf->n, sizeof *pf->f);
@@ -81,10 +89,11 @@ static void figures_of(const struct cmp *c, const char *phase, struct phase_figu
 	for (i = 0; i < nloads; i++)
 		pf->f[1 + i] = (struct cmp_figure){ loads[i], NULL, true };
 	for (i = 0; i < nprobes; i++)
-		pf->f[1 + nloads + i] = (struct cmp_figure){ NULL, probes[i], false };
+		pf->f[1 + nloads + i] = (struct cmp_figure){ NULL, probes[i], rate[i] };
 	/* the names now belong to pf */
 	free(loads);
 	free(probes);
+	free(rate);
 }
 
 static void figures_free(struct phase_figures *pf)
@@ -724,7 +733,8 @@ static void ranked_table(const struct cmp *c, const char *phase, const struct cm
 	char name[128];
 
 	printf("\n%s, %s (%s)\n", phase, figure_name(f, name, sizeof name),
-	       f->load    ? "cycles per second, higher is better"
+	       f->load                        ? "cycles per second, higher is better"
+	       : f->probe && f->higher_better ? "median in the probe's rate unit, higher is better"
 	       : f->probe ? "median ms (histograms: of each second's p99), lower is better"
 			  : "median ms, lower is better");
 	table_init(&t, head, align);

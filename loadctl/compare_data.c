@@ -148,6 +148,13 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 	return false;
 }
 
+bool cmp_units_rate(const char *units)
+{
+	size_t n = units != NULL ? strlen(units) : 0;
+
+	return n > 2 && strcmp(units + n - 2, "/s") == 0;
+}
+
 bool cmp_probe_shown(const struct report_probe *p)
 {
 	return !(strcmp(p->type, "job") == 0 && strcmp(p->name, "job") == 0);

@@ -48,6 +48,9 @@ struct cmp_figure {
 /* The probes compare shows apart from the job's time: all but the [probe]
  * job itself. */
 bool cmp_probe_shown(const struct report_probe *p);
+/* A probe whose figure is a rate ("MB/s": ipcbw) is better higher; one in
+ * time units (ms, us, ns) better lower. */
+bool cmp_units_rate(const char *units);
 
 /* The figure's values in run r's phase (by report index), grouped by valid
  * round; false when the run has no such phase or figure. */

@@ -18,13 +18,20 @@ extern const struct probe_ops probe_spawn_ops;
 extern const struct probe_ops probe_ctxswitch_ops;
 extern const struct probe_ops probe_switchcost_ops;
 extern const struct probe_ops probe_ipclat_ops;
+extern const struct probe_ops probe_ipcbw_ops;
 
 const struct probe_ops *const probe_table[] = {
-	&probe_job_ops,       &probe_wakeup_ops,
-	&probe_fsync_ops,     &probe_launch_ops,
-	&probe_fault_ops,     &probe_spawn_ops,
-	&probe_ctxswitch_ops, &probe_switchcost_ops,
-	&probe_ipclat_ops,    NULL,
+	&probe_job_ops,
+	&probe_wakeup_ops,
+	&probe_fsync_ops,
+	&probe_launch_ops,
+	&probe_fault_ops,
+	&probe_spawn_ops,
+	&probe_ctxswitch_ops,
+	&probe_switchcost_ops,
+	&probe_ipclat_ops,
+	&probe_ipcbw_ops,
+	NULL,
 };
 
 const struct probe_ops *probe_find(const char *name)

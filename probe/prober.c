@@ -85,7 +85,7 @@ lost:
 
 void probe_emit_sample(struct probe_ctx *c, const struct sample *s)
 {
-	struct probe_msg m = { .kind = PROBE_MSG_SAMPLE, .s = *s };
+	struct probe_msg m = { .kind = PROBE_MSG_SAMPLE, .variant = s->variant, .s = *s };
 
 	prober_emit(ctx_prober(c), &m);
 }

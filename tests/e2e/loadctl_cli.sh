@@ -79,7 +79,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["run"]["id
 
 ctl --db "$DB" export -
 ctl_expect 0 "" "export to stdout"
-[[ $(head -1 "$T/out") == $'run_id,round,phase,phase_id,probe,weak,seq,started_at,wall_ms,user_ms,sys_ms,cpu_pct,nvcsw,nivcsw,exit_code,failed,missed,value,variant\r' ]] ||
+[[ $(head -1 "$T/out") == $'run_id,round,phase,phase_id,probe,weak,seq,started_at,wall_ms,user_ms,sys_ms,cpu_pct,nvcsw,nivcsw,exit_code,failed,missed,value,variant,over_limit\r' ]] ||
 	fail "CSV header: $(head -1 "$T/out")"
 [[ $(wc -l <"$T/out") -eq $((n + 1)) ]] || fail "CSV rows: $(wc -l <"$T/out"), want $((n + 1))"
 grep -Eq '^1,1,none,[0-9]+,job,"",0,[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z,' "$T/out" ||
