@@ -44,6 +44,22 @@ fail() {
 	exit 1
 }
 
+# The ids of the System V message queues there now, one a line.
+sysv_queue_ids() {
+	ipcs -q | awk '$1 ~ /^0x/ { print $2 }' | sort
+}
+
+# Prints the System V queues there now that were not in $1 (sysv_queue_ids'
+# earlier output) and are still there a second later: other tests on the
+# machine make and remove queues of their own meanwhile, a left one stays.
+sysv_queues_left() {
+	local new
+	new=$(comm -13 <(echo "$1") <(sysv_queue_ids))
+	[[ -z $new ]] && return 0
+	sleep 1
+	comm -12 <(echo "$new") <(sysv_queue_ids)
+}
+
 skip() {
 	echo "SKIP: $*" >&2
 	exit 77

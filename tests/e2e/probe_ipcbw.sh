@@ -23,7 +23,7 @@ over_sizes() { # LIMIT
 	done
 	echo "$list"
 }
-queues_before=$(ipcs -q | grep -c '^0x' || true)
+queues_before=$(sysv_queue_ids)
 {
 	printf '[run]\nsettle = 0s\n'
 	for v in "${vias[@]}"; do
@@ -88,7 +88,8 @@ over = [r for r in rows if r["over_limit"] == sys.argv[2]]
 assert over and all(r["value"] == "" and r["failed"] in ("0", "false") for r in over), rows[:3]
 PY
 
-[[ $(ipcs -q | grep -c '^0x' || true) == "$queues_before" ]] || fail "a System V queue was left: $(ipcs -q)"
+left=$(sysv_queues_left "$queues_before")
+[[ -z $left ]] || fail "System V queues left: $left: $(ipcs -q)"
 if [[ -d /dev/mqueue ]]; then
 	[[ -z $(ls /dev/mqueue | grep '^loadd-' || true) ]] || fail "a POSIX queue was left: $(ls /dev/mqueue)"
 fi

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 vias=(pipe fifo unix-stream unix-dgram tcp udp posixmq sysvmq)
-queues_before=$(ipcs -q | grep -c '^0x' || true)
+queues_before=$(sysv_queue_ids)
 {
 	printf '[run]\nsettle = 0s\n'
 	for v in "${vias[@]}"; do
@@ -31,7 +31,8 @@ small=$(p50 unix-stream) big=$(p50 big)
 awk -v a="$big" -v b="$small" 'BEGIN { exit !(a * 1.5 >= b) }' ||
 	fail "4 KiB round trips ($big ms) far faster than 1-byte ones ($small ms)"
 
-[[ $(ipcs -q | grep -c '^0x' || true) == "$queues_before" ]] || fail "a System V queue was left: $(ipcs -q)"
+left=$(sysv_queues_left "$queues_before")
+[[ -z $left ]] || fail "System V queues left: $left: $(ipcs -q)"
 if [[ -d /dev/mqueue ]]; then
 	[[ -z $(ls /dev/mqueue | grep '^loadd-' || true) ]] || fail "a POSIX queue was left: $(ls /dev/mqueue)"
 fi
