@@ -24,6 +24,7 @@
 #include "loader.h"
 #include "parse.h"
 #include "timeutil.h"
+#include "token_ring.h"
 #include "xalloc.h"
 
 enum cpu_mode { CPU_PROCESS, CPU_THREAD };
@@ -138,36 +139,17 @@ struct ring {
 	size_t ws_bytes;
 	int64_t work_ns;
 	struct member *members;
-	atomic_int stop;   /* thread mode: members leave at their next read */
-	atomic_int failed; /* thread mode: a member hit an error */
+	struct ring_ends *ends; /* thread mode: every member's pipe ends */
+	atomic_int stop;        /* thread mode: members leave at their next read */
+	atomic_int failed;      /* thread mode: a member hit an error */
 };
-
-/* The CPUs this process may run on (its affinity, which a cpuset or
- * taskset narrows), in cpus[]; their count, at least 1. */
-static long allowed_cpus(int *cpus, long max)
-{
-	cpu_set_t set;
-	long n = 0;
-
-	if (sched_getaffinity(0, sizeof set, &set) < 0) {
-		cpus[0] = 0;
-		return 1;
-	}
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++) {
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	}
-	if (n == 0)
-		cpus[n++] = 0;
-	return n;
-}
 
 /* The layout on the CPUs this process may use now. */
 static int plan_here(const struct cpu_config *cfg, struct cpu_layout *layout, char *err,
 		     size_t errlen)
 {
 	int cpus[CPU_SETSIZE];
-	long ncpus = allowed_cpus(cpus, CPU_SETSIZE);
+	long ncpus = ring_allowed_cpus(cpus, CPU_SETSIZE);
 
 	return cpu_layout_plan(cfg->procs, cfg->tokens, cfg->pin, cpus, ncpus, layout, err, errlen);
 }
@@ -274,30 +256,37 @@ static void work_for(int64_t ns)
 	} while (mono_ns() < end);
 }
 
-/* Pins the calling thread to cpu (no-op for -1); 0 or -1 with errno. */
-static int pin_to(int cpu)
+/* A member's count of what it did, added to shared memory in batches. */
+struct member_tally {
+	const struct member *m;
+	uint64_t passes, cycles;
+	int64_t flushed;
+};
+
+/* The cpu loader's part of each pass, when a member has taken a token: leave
+ * if stopped, else work and count the pass. */
+static bool loader_take(void *arg, char token)
 {
-	cpu_set_t set;
+	struct member_tally *t = arg;
+	const struct ring *ring = t->m->ring;
 
-	if (cpu < 0)
-		return 0;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof set, &set);
+	(void)token;
+	if (atomic_load_explicit(&ring->stop, memory_order_acquire)) {
+		loader_progress(ring->ctx->shm, t->cycles, 0, t->passes);
+		return false;
+	}
+	if (ring->work_ns > 0)
+		work_for(ring->work_ns);
+	t->passes++;
+	if (t->m->counts_trips)
+		t->cycles++;
+	if (t->passes >= FLUSH_PASSES || coarse_ns() - t->flushed >= FLUSH_NS) {
+		loader_progress(ring->ctx->shm, t->cycles, 0, t->passes);
+		t->passes = t->cycles = 0;
+		t->flushed = coarse_ns();
+	}
+	return true;
 }
-
-/* One load per cache line brings the whole set through the cache; the empty
- * asm keeps the compiler from dropping loads whose sum nobody reads. */
-static void working_set_touch(const unsigned char *ws, size_t bytes)
-{
-	unsigned long sum = 0;
-
-	for (size_t i = 0; i < bytes; i += 64)
-		sum += ws[i];
-	__asm__ __volatile__("" : : "r"(sum));
-}
-
-enum member_end { MEMBER_STOPPED, MEMBER_BROKEN, MEMBER_FAILED };
 
 /* What every member does until its ring breaks or it is stopped: in process
  * mode by SIGTERM (the default action), in thread mode by the stop flag,
@@ -306,52 +295,9 @@ enum member_end { MEMBER_STOPPED, MEMBER_BROKEN, MEMBER_FAILED };
 static enum member_end member_loop(const struct member *m, const unsigned char *ws,
 				   const char **what)
 {
-	struct loader_shm *shm = m->ring->ctx->shm;
-	size_t ws_bytes = m->ring->ws_bytes;
-	uint64_t passes = 0, cycles = 0;
-	int64_t flushed = coarse_ns();
-	char token;
-	ssize_t n;
+	struct member_tally tally = { .m = m, .flushed = coarse_ns() };
 
-	for (;;) {
-		n = read(m->in, &token, 1);
-		if (n == 0) {
-			*what = "the member before it is gone";
-			return MEMBER_BROKEN;
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*what = "read";
-			return MEMBER_FAILED;
-		}
-		if (atomic_load_explicit(&m->ring->stop, memory_order_acquire)) {
-			loader_progress(shm, cycles, 0, passes);
-			return MEMBER_STOPPED;
-		}
-		if (ws != NULL)
-			working_set_touch(ws, ws_bytes);
-		if (m->ring->work_ns > 0)
-			work_for(m->ring->work_ns);
-		while ((n = write(m->out, &token, 1)) < 0 && errno == EINTR)
-			;
-		if (n < 0 && errno == EPIPE) {
-			*what = "the member after it is gone";
-			return MEMBER_BROKEN;
-		}
-		if (n < 0) {
-			*what = "write";
-			return MEMBER_FAILED;
-		}
-		passes++;
-		if (m->counts_trips)
-			cycles++;
-		if (passes >= FLUSH_PASSES || coarse_ns() - flushed >= FLUSH_NS) {
-			loader_progress(shm, cycles, 0, passes);
-			passes = cycles = 0;
-			flushed = coarse_ns();
-		}
-	}
+	return token_member_loop(m->in, m->out, ws, m->ring->ws_bytes, loader_take, &tally, what);
 }
 
 /* ---- process mode ---- */
@@ -370,7 +316,7 @@ static void member_process(const struct member *m)
 
 	/* A neighbour that died shows as EPIPE, not as a death by SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	if (pin_to(m->cpu) < 0)
+	if (ring_pin_self(m->cpu) < 0)
 		_exit(MEMBER_EXIT_PIN);
 	if (ring->ws_bytes > 0 && (ws = working_set_new(ring->ws_bytes)) == NULL)
 		_exit(MEMBER_EXIT_NOMEM);
@@ -599,7 +545,7 @@ static void *member_thread(void *arg)
 	const char *what = "";
 	int err;
 
-	if (pin_to(m->cpu) < 0) {
+	if (ring_pin_self(m->cpu) < 0) {
 		err = errno;
 		loader_event(ring->ctx, "error", "ring member %d: cannot be pinned to CPU %d: %s",
 			     m->index, m->cpu, strerror(err));
@@ -614,7 +560,7 @@ static void *member_thread(void *arg)
 		err = errno;
 		if (ws != NULL)
 			munmap(ws, ring->ws_bytes);
-		if (end == MEMBER_STOPPED)
+		if (end == MEMBER_LEFT)
 			return NULL;
 		loader_event(ring->ctx, "error", "ring member %d: %s: %s", m->index, what,
 			     strerror(err));
@@ -645,48 +591,33 @@ static int ring_fd_limit(const struct ring *ring)
 	return -1;
 }
 
-/* Every ring's pipes: member i writes pipe i, the ring's first member reads
- * its last; the tokens start in the first member's output. */
+/* Every ring's pipes (ring->ends, one pair per member); the tokens start in
+ * the first member's output. */
 static int ring_pipes(struct ring *ring)
 {
-	int fds[2];
-
 	for (long r = 0; r < ring->layout.nrings; r++) {
 		const struct cpu_ring_spec *spec = &ring->layout.rings[r];
+		struct ring_ends *ends = &ring->ends[spec->first];
 
+		if (token_ring_pipes(ends, spec->members) < 0) {
+			loader_event(ring->ctx, "error", "pipes for ring %ld of %ld: %s", r,
+				     ring->layout.nrings, strerror(errno));
+			return -1;
+		}
 		for (long k = 0; k < spec->members; k++) {
 			struct member *m = &ring->members[spec->first + k];
 
-			if (pipe2(fds, O_CLOEXEC) < 0) {
-				loader_event(ring->ctx, "error",
-					     "pipe for ring member %ld of %ld: %s", spec->first + k,
-					     ring->procs, strerror(errno));
-				return -1;
-			}
-			m->out = fds[1];
+			m->in = ends[k].in;
+			m->out = ends[k].out;
 			m->cpu = spec->cpu;
 			m->counts_trips = k == 0;
-			ring->members[spec->first + (k + 1) % spec->members].in = fds[0];
 		}
 		for (long t = 0; t < spec->tokens; t++) {
-			while (write(ring->members[spec->first].out, "t", 1) < 0 && errno == EINTR)
+			while (write(ends[0].out, "t", 1) < 0 && errno == EINTR)
 				;
 		}
 	}
 	return 0;
-}
-
-static void ring_close_pipes(struct ring *ring)
-{
-	for (long i = 0; i < ring->procs; i++) {
-		struct member *m = &ring->members[i];
-
-		if (m->in >= 0)
-			close(m->in);
-		if (m->out >= 0)
-			close(m->out);
-		m->in = m->out = -1;
-	}
 }
 
 static int ring_run_threads(struct ring *ring)
@@ -695,8 +626,12 @@ static int ring_run_threads(struct ring *ring)
 	pthread_attr_t attr;
 	int rc = 0, err;
 
+	ring->ends = xcalloc((size_t)ring->procs, sizeof *ring->ends);
+	for (long i = 0; i < ring->procs; i++)
+		ring->ends[i].in = ring->ends[i].out = -1;
 	if (ring_fd_limit(ring) < 0 || ring_pipes(ring) < 0) {
-		ring_close_pipes(ring);
+		token_ring_close(ring->ends, ring->procs);
+		free(ring->ends);
 		return 1;
 	}
 	/* Members block SIGTERM (they inherit the mask), so it reaches this
@@ -738,7 +673,8 @@ static int ring_run_threads(struct ring *ring)
 			pthread_join(ring->members[i].thread, NULL);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	ring_close_pipes(ring);
+	token_ring_close(ring->ends, ring->procs);
+	free(ring->ends);
 	return rc;
 }
 

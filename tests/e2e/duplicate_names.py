@@ -19,8 +19,6 @@ ALLOWED = {
     "print_json": "each loadctl command prints its own JSON document",
     "parse_args": "loadd's and loadtop's own command lines",
     "catch_stop_signals": "loadd's and loadtop's own stop signals",
-    "pin_to": "the cpu loader's (which may leave a process unpinned) and the wakeup probe's "
-              "thread pinning: alike, left for their owners to merge",
     "on_stop_signal": "each process's own SIGTERM handler (loadd, a loader, loadtop)",
     "on_body": "loadctl's curl reply callback and the net loader's HTTP handler",
     "on_accept_error": "the listeners of two servers: the API and the net loader",
@@ -37,9 +35,6 @@ START = re.compile(r"^(?!typedef\b|struct\b[^(]*;|enum\b|union\b|#|/|\s|\})"
 # of those files; a name here is a debt, not a permission: remove it when
 # merged. New duplicates fail.
 KNOWN = {
-    "member_loop": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
-    "member_thread": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
-    "ring_close_pipes": "probe_ctxswitch.c copies the cpu loader's ring (loader_cpu.c)",
     "skip_blanks": "expect.c and parse.c",
     "parse_value": "expect.c's and options.c's value parsers (different jobs, same name)",
     "fmt_figure": "loadctl compare's and loadtop's probe figures",
