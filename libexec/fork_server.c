@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* loadd-fork-server: the small process the spawn probe forks from, so that
- * a fork copies the page tables of a program this size, as lmbench's
- * lat_proc does, not those of loadd (SQLite, libevent, a thread per probe).
+/* loadd-fork-server: the small process the spawn probe creates processes
+ * and threads from, so that a fork copies the page tables of a program this
+ * size, as lmbench's lat_proc does, not those of loadd (SQLite, libevent, a
+ * thread per probe, and in a sanitizer build an instrumented thread start).
  *
  * Usage: loadd-fork-server PROGRAM, with requests on stdin and replies on
  * stdout, one line each:
@@ -9,11 +10,14 @@
  *   exec N   N times: fork, the child closes its stdout and execs PROGRAM
  *            (argv {PROGRAM}, an empty environment), waitpid: as lat_proc
  *            execs its hello
+ *   thread N N times: pthread_create of a thread that returns at once,
+ *            pthread_join
  * It times the N together on CLOCK_MONOTONIC and replies "ok NS", or
  * "error WHAT". It ends at the end of its input, or with the thread that
  * started it (PR_SET_PDEATHSIG). It links libc alone and opens no streams,
  * so its address space stays as small as lat_proc's. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,6 +84,26 @@ static const char *one_child(const char *program)
 	return NULL;
 }
 
+static void *null_thread(void *arg)
+{
+	return arg;
+}
+
+/* One pthread_create + pthread_join; NULL, or what failed. */
+static const char *one_thread(void)
+{
+	static char why[96];
+	pthread_t t;
+	int rc = pthread_create(&t, NULL, null_thread, NULL);
+
+	if (rc != 0) {
+		snprintf(why, sizeof why, "pthread_create: %s", strerror(rc));
+		return why;
+	}
+	pthread_join(t, NULL);
+	return NULL;
+}
+
 static void serve(const char *request, const char *program)
 {
 	char line[160];
@@ -87,19 +111,20 @@ static void serve(const char *request, const char *program)
 	const char *failed = NULL;
 	int64_t t0, t1;
 	bool exec_it = strncmp(request, "exec ", 5) == 0;
+	bool thread = strncmp(request, "thread ", 7) == 0;
 
-	if (!exec_it && strncmp(request, "fork ", 5) != 0) {
+	if (!exec_it && !thread && strncmp(request, "fork ", 5) != 0) {
 		reply("error unknown request\n");
 		return;
 	}
-	count = strtol(request + 5, NULL, 10);
+	count = strtol(request + (thread ? 7 : 5), NULL, 10);
 	if (count < 1) {
 		reply("error bad count\n");
 		return;
 	}
 	t0 = now_ns();
 	for (long i = 0; i < count && failed == NULL; i++)
-		failed = one_child(exec_it ? program : NULL);
+		failed = thread ? one_thread() : one_child(exec_it ? program : NULL);
 	t1 = now_ns();
 	if (failed != NULL)
 		snprintf(line, sizeof line, "error %s\n", failed);

@@ -9,11 +9,12 @@
  * The figure is us per pair.
  *
  * A fork copies the page tables of the process that forks, so who forks is
- * half the figure. With from = helper (the default) fork and exec are done
- * by loadd-fork-server, a small process the probe starts and asks for each
+ * half the figure. With from = helper (the default) the pairs are made by
+ * loadd-fork-server, a small process the probe starts and asks for each
  * sample, which times its own loop as lat_proc times its own: the figure
- * lat_proc gives. With from = daemon the prober's thread forks loadd itself:
- * what a process of loadd's size pays. Threads are always loadd's own.
+ * lat_proc gives. With from = daemon the prober's thread makes them in loadd
+ * itself: what a process of loadd's size (and, in a sanitizer build, its
+ * instrumented thread start) pays.
  * Children are waited for by PID, never with waitpid(-1), so the daemon's
  * own children are not disturbed. */
 #include "probe.h"
@@ -64,8 +65,8 @@ static const struct option_def spawn_options[] = {
 	  "create + destroy pairs timed together in one sample" },
 	{ "from", OPT_ENUM, offsetof(struct spawn_config, from), "helper", 0, 0, spawn_froms,
 	  NULL,
-	  "who forks (fork, exec): helper: " FORK_SERVER ", a small process, as lmbench's "
-	  "lat_proc; daemon: loadd itself, whose page tables each fork copies" },
+	  "who creates: helper: " FORK_SERVER ", a small process, as lmbench's lat_proc; "
+	  "daemon: loadd itself, whose page tables each fork copies" },
 	{ NULL },
 };
 /* clang-format on */
@@ -244,8 +245,7 @@ static int server_measure(struct spawn_state *st, int stop_fd, int64_t *ns, char
 
 	if (st->fs.pid == 0 && server_start(st, err) < 0)
 		return -1;
-	snprintf(line, sizeof line, "%s %ld\n", st->mode == SPAWN_EXEC ? "exec" : "fork",
-		 st->count);
+	snprintf(line, sizeof line, "%s %ld\n", spawn_modes[st->mode], st->count);
 	if (write(st->fs.req, line, strlen(line)) != (ssize_t)strlen(line)) {
 		*err = xasprintf("%s is gone: %s", FORK_SERVER, strerror(errno));
 		server_stop(&st->fs);
@@ -289,7 +289,7 @@ static int spawn_measure(void *state, const struct probe_window *w, int stop_fd,
 	int rc;
 
 	s->started_at = wall_now();
-	if (st->mode != SPAWN_THREAD && st->from == FROM_HELPER)
+	if (st->from == FROM_HELPER)
 		rc = server_measure(st, stop_fd, &ns, err);
 	else
 		rc = measure_here(st, &ns, err);
@@ -342,8 +342,7 @@ static void *spawn_open(const void *config, const struct probe_env *env, char **
 	st->from = cfg->from;
 	st->count = cfg->count;
 	st->every_ms = cfg->every_ms;
-	if (st->mode != SPAWN_THREAD && st->from == FROM_HELPER &&
-	    (st->server = find_libexec(FORK_SERVER, err)) == NULL) {
+	if (st->from == FROM_HELPER && (st->server = find_libexec(FORK_SERVER, err)) == NULL) {
 		free(st);
 		return NULL;
 	}
@@ -382,16 +381,14 @@ static void spawn_describe(const void *config, char *buf, size_t len)
 	format_ms(cfg->every_ms, every, sizeof every);
 	snprintf(buf, len, "%ld %s create + destroy pairs every %s%s", cfg->count,
 		 spawn_modes[cfg->mode], every,
-		 cfg->mode == SPAWN_THREAD  ? ""
-		 : cfg->from == FROM_HELPER ? ", from " FORK_SERVER
-					    : ", from loadd itself");
+		 cfg->from == FROM_HELPER ? ", in " FORK_SERVER : ", in loadd itself");
 }
 
 /* lat_proc's and the threads study's table: a row per mode. */
 static const struct study_place spawn_study[] = {
 	{ .table = "Creation: us per create + destroy (spawn)",
 	  .rows = "mode",
-	  .row = "{mode}",
+	  .row = "{mode} in {from}",
 	  .unit = "us" },
 	{ 0 },
 };
