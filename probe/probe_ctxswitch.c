@@ -387,13 +387,13 @@ static void ctx_describe(const void *config, char *buf, size_t len)
 		 every);
 }
 
-/* lat_ctx's table: a row per ring and placement, a column per size of memory
+/* lat_ctx's table: a row per ring, a column per size of memory
  * touched. */
 static const struct study_place ctx_study[] = {
 	{ .table = "Context switch: us per switch by members x size, overhead subtracted "
 		   "(ctxswitch)",
 	  .rows = "members",
-	  .row = "{members} {mode}, cpus {cpus}",
+	  .row = "{members} {mode}",
 	  .column = "{size}",
 	  .unit = "us" },
 	{ 0 },

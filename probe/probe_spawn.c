@@ -388,7 +388,7 @@ static void spawn_describe(const void *config, char *buf, size_t len)
 static const struct study_place spawn_study[] = {
 	{ .table = "Creation: us per create + destroy (spawn)",
 	  .rows = "mode",
-	  .row = "{mode} in {from}",
+	  .row = "{mode}",
 	  .unit = "us" },
 	{ 0 },
 };
