@@ -24,8 +24,9 @@ echo "\$!" >"$T/holder"
 sleep 300
 EOF
 
-set -m # the fake bench gets a process group of its own
-bash "$T/fake-bench" &
+# The fake bench in a process group of its own (setsid: no job control
+# needed), so that the whole group can be stopped at once.
+setsid bash "$T/fake-bench" &
 bench=$!
 STARTED_PIDS+=("$bench")
 for ((i = 0; i < 100; i++)); do
@@ -37,8 +38,17 @@ tmp=$(<"$T/tmpdir")
 holder=$(<"$T/holder")
 STARTED_PIDS+=("$holder")
 [[ -d $tmp && -e $tmp/held ]] || fail "no temp dir with a held file: $tmp"
+pgid=$(ps -o pgid= -p "$bench" | tr -d ' ')
+[[ $pgid == "$bench" ]] || fail "the fake bench has no process group of its own ($pgid)"
 
-kill -TERM -- "-$bench"
+kill -TERM -- "-$pgid"
+# Bounded: the cleanup waits for the holder (2 s), then removes the dir.
+for ((i = 0; i < 600; i++)); do
+	[[ $(ps -o stat= -p "$bench" 2>/dev/null) == Z* || ! -e /proc/$bench ]] && break
+	sleep 0.1
+done
+[[ $(ps -o stat= -p "$bench" 2>/dev/null) == Z* || ! -e /proc/$bench ]] ||
+	fail "the fake bench did not end within 60 s of TERM"
 wait "$bench" || true
 kill -0 "$holder" 2>/dev/null && fail "the script ended before the child holding $tmp/held"
 [[ ! -e $tmp ]] || fail "the temp dir is left: $(ls -la "$tmp")"
