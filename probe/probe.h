@@ -38,6 +38,42 @@ struct probe_window {
 
 struct probe_ctx; /* the prober running the probe */
 
+/* ---- kinds that time one operation per slot ----
+ * Such a kind is its options table, its config and its measure function:
+ *
+ *   struct fault_config { struct probe_every every; struct size_spec size; };
+ *   static const struct option_def fault_options[] = {
+ *           PROBE_EVERY_OPTION(struct fault_config, "map + touch + unmap"), ... };
+ *   .options = fault_options, .measure = fault_measure (no run)
+ *
+ * The prober calls measure once per slot of `every` on the job probe's
+ * schedule (probe_run_slots), stamps s->started_at before the call and times
+ * the call into s->wall_ms unless measure sets wall_ms itself (a kind that
+ * times only part of its work); s->value defaults to wall_ms. A histogram
+ * kind (.histogram) fills h instead, handed over when it counted anything
+ * (the slot's sample is not). open and close are optional (both or neither):
+ * without them state is NULL. */
+
+/* The first member of such a kind's config. */
+struct probe_every {
+	int64_t every_ms;
+};
+
+/* The first row of such a kind's options table; what names one operation. */
+#define PROBE_EVERY_OPTION(config_type, what)                                                      \
+	{                                                                                          \
+		"every", OPT_DURATION, offsetof(config_type, every.every_ms), "1s", 10, 3600000,   \
+			NULL, NULL,                                                                \
+			"one " what " per slot of this length; missed slots are counted"           \
+	}
+
+/* One timed operation: 0 with s (or h) filled (s->failed when it went
+ * wrong), -1 when it could not run (s->failed, *err xmalloc'd), 1 when
+ * stopped (stop_fd became readable; s and h unused). h is NULL but for a
+ * histogram kind. */
+typedef int (*probe_slot_fn)(const void *config, void *state, const struct probe_window *w,
+			     int stop_fd, struct sample *s, struct hist *h, char **err);
+
 struct probe_ops {
 	int version;                      /* PROBE_OPS_VERSION */
 	const char *name;                 /* the value of type = */
@@ -61,6 +97,8 @@ struct probe_ops {
 	/* Optional: the study tables its figures go in (study.h), ended by a
 	 * NULL table; the report prints them beside the per-probe rows. */
 	const struct study_place *study;
+	/* Instead of run, for a kind that times one operation per slot (below). */
+	probe_slot_fn measure;
 };
 
 extern const struct probe_ops *const probe_table[];
@@ -120,7 +158,8 @@ typedef int (*probe_measure_fn)(void *state, const struct probe_window *w, int s
 /* The fixed schedule of the job probe, for every kind that times one
  * operation per slot: slot k begins at start + k * every; an operation that
  * overruns makes the next begin at the first slot after it, the skipped
- * slots counted as missed (no coordinated omission). */
+ * slots counted as missed (no coordinated omission). Stamps and times each
+ * call as for probe_ops.measure. */
 void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t every_ms,
 		     probe_measure_fn measure, void *state);
 

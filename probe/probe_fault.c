@@ -17,74 +17,38 @@
 #include "xalloc.h"
 
 struct fault_config {
-	int64_t every_ms;
+	struct probe_every every;
 	struct size_spec size;
 };
 
 /* clang-format off */
 static const struct option_def fault_options[] = {
-	{ "every", OPT_DURATION, offsetof(struct fault_config, every_ms), "1s", 10, 3600000, NULL,
-	  NULL, "one map + touch + unmap per slot of this length; missed slots are counted" },
+	PROBE_EVERY_OPTION(struct fault_config, "map + touch + unmap"),
 	{ "size", OPT_SIZE, offsetof(struct fault_config, size), "64M", 4096, 4LL << 30, NULL,
 	  NULL, "fresh anonymous memory touched each time, one write per page" },
 	{ NULL },
 };
 /* clang-format on */
 
-struct fault_state {
-	size_t size;
-	size_t page;
-	int64_t every_ms;
-};
-
-static void *fault_open(const void *config, const struct probe_env *env, char **err)
+static int fault_measure(const void *config, void *state, const struct probe_window *w, int stop_fd,
+			 struct sample *s, struct hist *h, char **err)
 {
 	const struct fault_config *cfg = config;
-	struct fault_state *st = xcalloc(1, sizeof *st);
+	size_t size = (size_t)size_resolve(&cfg->size, 0, 0);
 	long page = sysconf(_SC_PAGESIZE);
-
-	st->size = (size_t)size_resolve(&cfg->size, 0, 0);
-	st->page = page > 0 ? (size_t)page : 4096;
-	st->every_ms = cfg->every_ms;
-	return st;
-}
-
-static int fault_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
-			 char **err)
-{
-	struct fault_state *st = state;
 	volatile char *mem;
-	int64_t t0, t1;
 
-	s->started_at = wall_now();
-	t0 = mono_ns();
-	mem = mmap(NULL, st->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
 		s->failed = true;
 		s->exit_code = errno;
-		*err = xasprintf("mmap of %zu bytes: %s", st->size, strerror(errno));
+		*err = xasprintf("mmap of %zu bytes: %s", size, strerror(errno));
 		return -1;
 	}
-	for (size_t off = 0; off < st->size; off += st->page)
+	for (size_t off = 0; off<size; off += page> 0 ? (size_t)page : 4096)
 		mem[off] = 1;
-	munmap((void *)mem, st->size);
-	t1 = mono_ns();
-	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
-	s->exit_code = 0;
-	s->failed = false;
+	munmap((void *)mem, size);
 	return 0;
-}
-
-static void fault_run(void *state, struct probe_ctx *c, const struct probe_window *w)
-{
-	struct fault_state *st = state;
-
-	probe_run_slots(c, w, st->every_ms, fault_measure, st);
-}
-
-static void fault_close(void *state)
-{
-	free(state);
 }
 
 static void fault_describe(const void *config, char *buf, size_t len)
@@ -93,7 +57,7 @@ static void fault_describe(const void *config, char *buf, size_t len)
 	char size[32], every[32];
 
 	size_format(&cfg->size, size, sizeof size);
-	format_ms(cfg->every_ms, every, sizeof every);
+	format_ms(cfg->every.every_ms, every, sizeof every);
 	snprintf(buf, len, "map + touch + unmap %s every %s", size, every);
 }
 
@@ -105,8 +69,6 @@ const struct probe_ops probe_fault_ops = {
 	.options = fault_options,
 	.config_size = sizeof(struct fault_config),
 	.units = "ms",
-	.open = fault_open,
-	.run = fault_run,
-	.close = fault_close,
+	.measure = fault_measure,
 	.describe = fault_describe,
 };

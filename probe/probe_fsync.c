@@ -22,14 +22,13 @@
 #define FSYNC_WRAP 256 /* writes before the offset wraps to 0 */
 
 struct fsync_config {
-	int64_t every_ms;
+	struct probe_every every;
 	struct size_spec size;
 };
 
 /* clang-format off */
 static const struct option_def fsync_options[] = {
-	{ "every", OPT_DURATION, offsetof(struct fsync_config, every_ms), "1s", 10, 3600000, NULL,
-	  NULL, "one write + fdatasync per slot of this length; missed slots are counted" },
+	PROBE_EVERY_OPTION(struct fsync_config, "write + fdatasync"),
 	{ "size", OPT_SIZE, offsetof(struct fsync_config, size), "4K", 1, 64 << 20, NULL, NULL,
 	  "bytes written before each fdatasync" },
 	{ NULL },
@@ -43,7 +42,6 @@ struct fsync_state {
 	char *buf;
 	size_t size;
 	uint64_t writes;
-	int64_t every_ms;
 };
 
 static void fsync_close(void *state)
@@ -65,7 +63,6 @@ static void *fsync_open(const void *config, const struct probe_env *env, char **
 	const struct fsync_config *cfg = config;
 	struct fsync_state *st = xcalloc(1, sizeof *st);
 
-	st->every_ms = cfg->every_ms;
 	st->size = (size_t)size_resolve(&cfg->size, 0, 0);
 	st->buf = xmalloc(st->size);
 	memset(st->buf, 'x', st->size);
@@ -86,21 +83,16 @@ static void *fsync_open(const void *config, const struct probe_env *env, char **
 	return st;
 }
 
-static int fsync_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
-			 char **err)
+static int fsync_measure(const void *config, void *state, const struct probe_window *w, int stop_fd,
+			 struct sample *s, struct hist *h, char **err)
 {
 	struct fsync_state *st = state;
 	off_t at = (off_t)(st->writes++ % FSYNC_WRAP) * (off_t)st->size;
-	int64_t t0, t1;
 	ssize_t n;
 
-	s->started_at = wall_now();
-	t0 = mono_ns();
 	n = pwrite(st->fd, st->buf, st->size, at);
 	if (n == (ssize_t)st->size && fdatasync(st->fd) < 0)
 		n = -1;
-	t1 = mono_ns();
-	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
 	s->failed = n != (ssize_t)st->size;
 	s->exit_code = s->failed ? errno : 0;
 	if (s->failed) {
@@ -111,20 +103,13 @@ static int fsync_measure(void *state, const struct probe_window *w, int stop_fd,
 	return 0;
 }
 
-static void fsync_run(void *state, struct probe_ctx *c, const struct probe_window *w)
-{
-	struct fsync_state *st = state;
-
-	probe_run_slots(c, w, st->every_ms, fsync_measure, st);
-}
-
 static void fsync_describe(const void *config, char *buf, size_t len)
 {
 	const struct fsync_config *cfg = config;
 	char size[32], every[32];
 
 	size_format(&cfg->size, size, sizeof size);
-	format_ms(cfg->every_ms, every, sizeof every);
+	format_ms(cfg->every.every_ms, every, sizeof every);
 	snprintf(buf, len, "write %s + fdatasync every %s", size, every);
 }
 
@@ -137,7 +122,7 @@ const struct probe_ops probe_fsync_ops = {
 	.config_size = sizeof(struct fsync_config),
 	.units = "ms",
 	.open = fsync_open,
-	.run = fsync_run,
 	.close = fsync_close,
 	.describe = fsync_describe,
+	.measure = fsync_measure,
 };

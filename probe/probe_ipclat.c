@@ -32,7 +32,7 @@
 #define IPC_DATA 'x'
 
 struct ipclat_config {
-	int64_t every_ms;
+	struct probe_every every;
 	int via;
 	long size;
 	long count;
@@ -40,8 +40,7 @@ struct ipclat_config {
 
 /* clang-format off */
 static const struct option_def ipclat_options[] = {
-	{ "every", OPT_DURATION, offsetof(struct ipclat_config, every_ms), "1s", 10, 3600000,
-	  NULL, NULL, "one burst of `count` round trips per slot of this length" },
+	PROBE_EVERY_OPTION(struct ipclat_config, "burst of `count` round trips"),
 	{ "via", OPT_ENUM, offsetof(struct ipclat_config, via), "pipe", 0, 0, ipc_via_names, NULL,
 	  "the mechanism: pipe, fifo, unix-stream, unix-dgram, tcp and udp on 127.0.0.1, "
 	  "posixmq (mq_send), sysvmq (msgsnd)" },
@@ -57,7 +56,6 @@ struct ipclat_state {
 	int via;
 	size_t size;
 	long count;
-	int64_t every_ms;
 	char *dir;   /* scratch dir of the FIFOs */
 	long serial; /* of the sample, for unique names */
 	char *buf;   /* size bytes, sysv: after its mtype */
@@ -132,30 +130,10 @@ static int ipclat_sample(struct ipclat_state *st, struct hist *h, char **err)
 	return rc;
 }
 
-static void ipclat_run(void *state, struct probe_ctx *c, const struct probe_window *w)
+static int ipclat_measure(const void *config, void *state, const struct probe_window *w,
+			  int stop_fd, struct sample *s, struct hist *h, char **err)
 {
-	struct ipclat_state *st = state;
-	int64_t every_ns = st->every_ms * NSEC_PER_MSEC;
-
-	for (int64_t k = 0; w->start_ns + k * every_ns < w->end_ns; k++) {
-		struct hist *h;
-		double t;
-		char *err = NULL;
-
-		if (probe_wait_until(c, w->start_ns + k * every_ns) < 0)
-			return;
-		h = xcalloc(1, sizeof *h);
-		t = wall_now();
-		if (ipclat_sample(st, h, &err) < 0)
-			probe_complain(c, err);
-		if (h->count > 0)
-			probe_emit_hist(c, w->phase_id, 0, t, NAN, h);
-		else
-			free(h);
-		/* a burst past its slot starts the next at the first free one */
-		while (w->start_ns + (k + 1) * every_ns < mono_ns())
-			k++;
-	}
+	return ipclat_sample(state, h, err) < 0 ? -1 : 0;
 }
 
 static void ipclat_close(void *state)
@@ -181,7 +159,6 @@ static void *ipclat_open(const void *config, const struct probe_env *env, char *
 	st->via = cfg->via;
 	st->size = (size_t)cfg->size;
 	st->count = cfg->count;
-	st->every_ms = cfg->every_ms;
 	st->buf = xcalloc(1, IPC_MSG_OFFSET + st->size);
 	if ((st->reg = ipc_objects_open(env->workdir, env->name, err)) == NULL) {
 		ipclat_close(st);
@@ -211,7 +188,7 @@ static void ipclat_describe(const void *config, char *buf, size_t len)
 	const struct ipclat_config *cfg = config;
 	char every[32];
 
-	format_ms(cfg->every_ms, every, sizeof every);
+	format_ms(cfg->every.every_ms, every, sizeof every);
 	snprintf(buf, len, "%ld round trips of %ld bytes over %s every %s", cfg->count, cfg->size,
 		 ipc_via_names[cfg->via], every);
 }
@@ -235,8 +212,8 @@ const struct probe_ops probe_ipclat_ops = {
 	.units = "us",
 	.histogram = true,
 	.open = ipclat_open,
-	.run = ipclat_run,
 	.close = ipclat_close,
 	.describe = ipclat_describe,
 	.study = ipclat_study,
+	.measure = ipclat_measure,
 };

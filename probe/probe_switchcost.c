@@ -31,7 +31,7 @@ enum switch_mode { SWITCH_ONE, SWITCH_ALTERNATE, SWITCH_LOCKED };
 static const char *const switch_modes[] = { "one", "alternate", "locked", NULL };
 
 struct switch_config {
-	int64_t every_ms;
+	struct probe_every every;
 	int mode;
 	long count;
 	long threads;
@@ -39,8 +39,7 @@ struct switch_config {
 
 /* clang-format off */
 static const struct option_def switch_options[] = {
-	{ "every", OPT_DURATION, offsetof(struct switch_config, every_ms), "1s", 10, 3600000,
-	  NULL, NULL, "one count per slot of this length; missed slots are counted" },
+	PROBE_EVERY_OPTION(struct switch_config, "count"),
 	{ "mode", OPT_ENUM, offsetof(struct switch_config, mode), "alternate", 0, 0,
 	  switch_modes, NULL,
 	  "one: a single thread counts; alternate: two threads hand every increment to each "
@@ -175,17 +174,11 @@ static long switch_counted(const struct switch_run *r, int mode)
 	return mode == SWITCH_ALTERNATE ? r->alternate_count : r->counter;
 }
 
-struct switch_state {
-	int mode;
-	long count;
-	long threads;
-	int64_t every_ms;
-};
-
-static int switch_measure(void *state, const struct probe_window *w, int stop_fd, struct sample *s,
-			  char **err)
+static int switch_measure(const void *config, void *state, const struct probe_window *w,
+			  int stop_fd, struct sample *s, struct hist *h, char **err)
 {
-	struct switch_state *st = state;
+	const struct switch_config *st = config;
+	long count = st->count > 0 ? st->count : switchcost_default_count(st->mode);
 	struct switch_run *r = xcalloc(1, sizeof *r);
 	struct switch_worker wk[SWITCH_MAX_THREADS];
 	pthread_t tid[SWITCH_MAX_THREADS];
@@ -197,10 +190,9 @@ static int switch_measure(void *state, const struct probe_window *w, int stop_fd
 	int64_t t0, t1;
 	int rc = 0;
 
-	r->target = st->count;
+	r->target = count;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->counter_lock, NULL);
-	s->started_at = wall_now();
 	t0 = mono_ns();
 	for (; started < n; started++) {
 		wk[started] = (struct switch_worker){ .run = r, .index = (int)started };
@@ -218,44 +210,20 @@ static int switch_measure(void *state, const struct probe_window *w, int stop_fd
 	s->wall_ms = (double)(t1 - t0) / NSEC_PER_MSEC;
 	s->nvcsw = r->nvcsw;
 	s->nivcsw = r->nivcsw;
-	if (rc != 0 || switch_counted(r, st->mode) != st->count) {
+	if (rc != 0 || switch_counted(r, st->mode) != count) {
 		s->failed = true;
 		s->exit_code = rc;
 		*err = rc != 0 ? xasprintf("cannot start a counting thread: %s", strerror(rc))
 			       : xasprintf("counted %ld, not %ld: the count is broken",
-					   switch_counted(r, st->mode), st->count);
+					   switch_counted(r, st->mode), count);
 		rc = -1;
 	} else {
-		s->value = (double)(t1 - t0) / (double)st->count;
+		s->value = (double)(t1 - t0) / (double)count;
 	}
 	pthread_mutex_destroy(&r->counter_lock);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 	return rc;
-}
-
-static void *switch_open(const void *config, const struct probe_env *env, char **err)
-{
-	const struct switch_config *cfg = config;
-	struct switch_state *st = xcalloc(1, sizeof *st);
-
-	st->mode = cfg->mode;
-	st->count = cfg->count > 0 ? cfg->count : switchcost_default_count(cfg->mode);
-	st->threads = cfg->threads;
-	st->every_ms = cfg->every_ms;
-	return st;
-}
-
-static void switch_run(void *state, struct probe_ctx *c, const struct probe_window *w)
-{
-	struct switch_state *st = state;
-
-	probe_run_slots(c, w, st->every_ms, switch_measure, st);
-}
-
-static void switch_close(void *state)
-{
-	free(state);
 }
 
 static void switch_describe(const void *config, char *buf, size_t len)
@@ -264,7 +232,7 @@ static void switch_describe(const void *config, char *buf, size_t len)
 	long count = cfg->count > 0 ? cfg->count : switchcost_default_count(cfg->mode);
 	char every[32];
 
-	format_ms(cfg->every_ms, every, sizeof every);
+	format_ms(cfg->every.every_ms, every, sizeof every);
 	if (cfg->mode == SWITCH_LOCKED)
 		snprintf(buf, len, "count to %ld with %ld threads under one mutex, every %s", count,
 			 cfg->threads, every);
@@ -300,9 +268,7 @@ const struct probe_ops probe_switchcost_ops = {
 	.options = switch_options,
 	.config_size = sizeof(struct switch_config),
 	.units = "ns",
-	.open = switch_open,
-	.run = switch_run,
-	.close = switch_close,
 	.describe = switch_describe,
 	.study = switch_study,
+	.measure = switch_measure,
 };

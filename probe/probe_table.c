@@ -154,8 +154,17 @@ void probe_table_check(void)
 			fatalx("probe %s is listed twice", ops->name);
 		if (ops->options == NULL || ops->config_size == 0)
 			fatalx("probe %s has no options table or config size", ops->name);
-		if (ops->open == NULL || ops->run == NULL || ops->close == NULL)
-			fatalx("probe %s lacks open, run or close", ops->name);
+		if ((ops->run == NULL) == (ops->measure == NULL))
+			fatalx("probe %s has both or neither of run and measure", ops->name);
+		if (ops->run != NULL && (ops->open == NULL || ops->close == NULL))
+			fatalx("probe %s lacks open or close", ops->name);
+		if ((ops->open == NULL) != (ops->close == NULL))
+			fatalx("probe %s has open without close or close without open", ops->name);
+		if (ops->measure != NULL &&
+		    (strcmp(ops->options[0].key, "every") != 0 || ops->options[0].offset != 0))
+			fatalx("probe %s measures per slot: its config and options start with "
+			       "every (PROBE_EVERY_OPTION)",
+			       ops->name);
 		study_check(ops);
 	}
 }

@@ -162,8 +162,15 @@ static bool prober_stopping(struct prober *p)
 	return stopping;
 }
 
-void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t every_ms,
-		     probe_measure_fn measure, void *state)
+/* One slot's operation, behind either interface below. */
+typedef int (*slot_fn)(void *arg, const struct probe_window *w, int stop_fd, struct sample *s,
+		       struct hist *h, char **err);
+
+/* Runs slot on the fixed schedule (probe.h), stamps and times each call and
+ * hands over its record: the sample, or for a histogram kind the histogram
+ * (when it counted anything). */
+static void slot_loop(struct probe_ctx *c, const struct probe_window *w, int64_t every_ms,
+		      bool histogram, slot_fn slot, void *arg)
 {
 	int64_t every_ns = (every_ms > 0 ? every_ms : 1) * NSEC_PER_MSEC;
 	int64_t k = 0, missed = 0, nslots = 0;
@@ -176,6 +183,7 @@ void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t 
 		struct sample s = {
 			.phase_id = w->phase_id, .seq = k, .missed = missed, .value = NAN
 		};
+		struct hist *h = NULL;
 		char *err = NULL;
 		int rc;
 
@@ -183,14 +191,28 @@ void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t 
 			break;
 		if (probe_wait_until(c, w->start_ns + k * every_ns) < 0)
 			return;
-		rc = measure(state, w, probe_stop_fd(c), &s, &err);
-		if (rc > 0)
+		if (histogram)
+			h = xcalloc(1, sizeof *h);
+		s.started_at = wall_now();
+		s.wall_ms = NAN;
+		now = mono_ns();
+		rc = slot(arg, w, probe_stop_fd(c), &s, h, &err);
+		if (rc > 0) {
+			free(h);
 			return;
+		}
+		if (isnan(s.wall_ms))
+			s.wall_ms = (double)(mono_ns() - now) / NSEC_PER_MSEC;
 		if (rc < 0)
 			probe_complain(c, err);
 		if (isnan(s.value))
 			s.value = s.wall_ms; /* a timing probe's figure is its time */
-		probe_emit_sample(c, &s);
+		if (h != NULL && h->count > 0)
+			probe_emit_hist(c, w->phase_id, 0, s.started_at, NAN, h);
+		else if (h != NULL)
+			free(h);
+		else
+			probe_emit_sample(c, &s);
 
 		now = mono_ns();
 		next = k + 1;
@@ -206,13 +228,55 @@ void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t 
 	}
 }
 
-static void prober_run_window(struct prober *p, void *state, const struct probe_window *w)
+struct measure_call {
+	probe_measure_fn measure;
+	void *state;
+};
+
+static int measure_slot(void *arg, const struct probe_window *w, int stop_fd, struct sample *s,
+			struct hist *h, char **err)
+{
+	const struct measure_call *mc = arg;
+
+	return mc->measure(mc->state, w, stop_fd, s, err);
+}
+
+void probe_run_slots(struct probe_ctx *c, const struct probe_window *w, int64_t every_ms,
+		     probe_measure_fn measure, void *state)
+{
+	struct measure_call mc = { measure, state };
+
+	slot_loop(c, w, every_ms, false, measure_slot, &mc);
+}
+
+/* A kind's own measure (probe_ops.measure) with its config and state. */
+struct kind_call {
+	const struct probe_ops *ops;
+	const void *config;
+	void *state;
+};
+
+static int kind_slot(void *arg, const struct probe_window *w, int stop_fd, struct sample *s,
+		     struct hist *h, char **err)
+{
+	const struct kind_call *kc = arg;
+
+	return kc->ops->measure(kc->config, kc->state, w, stop_fd, s, h, err);
+}
+
+static void prober_run_window(struct prober *p, bool can_run, void *state,
+			      const struct probe_window *w)
 {
 	struct probe_msg done = { .kind = PROBE_MSG_DONE,
 				  .s = { .phase_id = w->phase_id, .seq = PROBE_PHASE_DONE } };
+	const struct probe_every *every = p->config;
+	struct kind_call kc = { p->ops, p->config, state };
 
 	p->done_missed = 0;
-	if (state != NULL)
+	if (can_run && p->ops->measure != NULL)
+		slot_loop((struct probe_ctx *)p, w, every->every_ms, p->ops->histogram, kind_slot,
+			  &kc);
+	else if (can_run)
 		p->ops->run(state, (struct probe_ctx *)p, w);
 	if (prober_stopping(p))
 		return;
@@ -225,9 +289,10 @@ static void *prober_main(void *arg)
 {
 	struct prober *p = arg;
 	char *err = NULL;
-	void *state = p->ops->open(p->config, &p->env, &err);
+	void *state = p->ops->open ? p->ops->open(p->config, &p->env, &err) : NULL;
+	bool can_run = p->ops->open == NULL || state != NULL;
 
-	if (state == NULL) {
+	if (!can_run) {
 		log_warn("probe %s: cannot run: %s", p->env.name, err ? err : "?");
 		free(err);
 	}
@@ -243,11 +308,11 @@ static void *prober_main(void *arg)
 		p->have_next = false;
 		atomic_store(&p->interrupted, false);
 		pthread_mutex_unlock(&p->lock);
-		prober_run_window(p, state, &w);
+		prober_run_window(p, can_run, state, &w);
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (state != NULL)
+	if (state != NULL && p->ops->close != NULL)
 		p->ops->close(state);
 	return NULL;
 }

@@ -469,6 +469,80 @@ static void test_wakeup_slack(void **state)
 	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
 }
 
+/* ---- a kind that is only its measure (probe_ops.measure) ---- */
+
+struct slot_kind_config {
+	struct probe_every every;
+};
+
+/* clang-format off */
+static const struct option_def slot_kind_options[] = {
+	PROBE_EVERY_OPTION(struct slot_kind_config, "spin"),
+	{ NULL },
+};
+/* clang-format on */
+
+/* Spins 2 ms, leaving the timing to the prober; the histogram kind counts
+ * three values. */
+static int slot_kind_measure(const void *config, void *state, const struct probe_window *w,
+			     int stop_fd, struct sample *s, struct hist *h, char **err)
+{
+	int64_t until = mono_ns() + 2 * NSEC_PER_MSEC;
+
+	while (mono_ns() < until)
+		;
+	for (int i = 0; h != NULL && i < 3; i++)
+		hist_add(h, 1000);
+	return 0;
+}
+
+static const struct probe_ops slot_kind_ops = {
+	.version = PROBE_OPS_VERSION,
+	.name = "spin",
+	.summary = "spins",
+	.options = slot_kind_options,
+	.config_size = sizeof(struct slot_kind_config),
+	.units = "ms",
+	.measure = slot_kind_measure,
+};
+
+/* The prober stamps and times each call, and hands over a histogram kind's
+ * histogram instead of its sample. */
+static void test_prober_measure_kind(void **state)
+{
+	static const struct probe_env env = { .name = "spin" };
+	struct probe_ops hist_ops = slot_kind_ops;
+	struct slot_kind_config cfg = { { 50 } };
+	const struct probe_ops *kinds[] = { &slot_kind_ops, &hist_ops };
+	int fds[2];
+
+	hist_ops.histogram = true;
+	assert_int_equal(make_pipe(fds), 0);
+	for (size_t k = 0; k < 2; k++) {
+		struct prober *p = prober_start(kinds[k], &cfg, &env, 3, fds[1]);
+		int64_t start = mono_ns();
+		double before = wall_now();
+		struct probe_msg m;
+
+		begin(p, 5, start, start + 100 * NSEC_PER_MSEC);
+		do {
+			assert_int_equal(read(fds[0], &m, sizeof m), sizeof m);
+			if (m.kind == PROBE_MSG_SAMPLE) {
+				assert_false(kinds[k]->histogram);
+				assert_true(m.s.wall_ms >= 2.0 && m.s.value == m.s.wall_ms);
+				assert_true(m.s.started_at >= before - 1);
+			} else if (m.kind == PROBE_MSG_HIST) {
+				assert_true(kinds[k]->histogram);
+				assert_int_equal(m.hist->count, 3);
+				free(m.hist);
+			}
+		} while (m.kind != PROBE_MSG_DONE);
+		prober_stop(p);
+	}
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_prober_failures),
 		cmocka_unit_test(test_study_kinds),
 		cmocka_unit_test(test_wakeup_slack),
+		cmocka_unit_test(test_prober_measure_kind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
