@@ -2,7 +2,6 @@
 #include "report.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,29 +26,6 @@
 #define WINDOW_SLACK_S 0.25
 
 /* ---- building ---- */
-
-static void str_append(char **s, const char *sep, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void str_append(char **s, const char *sep, const char *fmt, ...)
-{
-	va_list ap;
-	char *add, *joined;
-
-	va_start(ap, fmt);
-	if (vasprintf(&add, fmt, ap) < 0)
-		fatalx("out of memory formatting a string");
-	va_end(ap);
-	if (*s == NULL || **s == '\0') {
-		free(*s);
-		*s = add;
-		return;
-	}
-	joined = xasprintf("%s%s%s", *s, sep, add);
-	free(*s);
-	free(add);
-	*s = joined;
-}
 
 /* Growing array of doubles. */
 struct dvec {
@@ -107,15 +83,21 @@ struct phase_acc {
 	struct mean psi_cpu, psi_mem, psi_io;
 };
 
-static struct report_load *find_load(struct report_phase *p, const char *name, bool add)
+const struct report_load *report_phase_load(const struct report_phase *p, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < p->nload; i++)
+	for (size_t i = 0; i < p->nload; i++)
 		if (strcmp(p->load[i].name, name) == 0)
 			return &p->load[i];
-	if (!add)
-		return NULL;
+	return NULL;
+}
+
+/* The load NAME of p, added when it has none. */
+static struct report_load *find_load(struct report_phase *p, const char *name)
+{
+	const struct report_load *l = report_phase_load(p, name);
+
+	if (l != NULL)
+		return &p->load[l - p->load];
 	p->load = xreallocarray(p->load, p->nload + 1, sizeof *p->load);
 	memset(&p->load[p->nload], 0, sizeof *p->load);
 	p->load[p->nload].name = xstrdup(name);
@@ -159,7 +141,7 @@ static int add_load_window(struct db *db, const struct phase_row *ph, struct rep
 		if (first == NULL || last == NULL || last->t <= first->t)
 			continue;
 		span = last->t - first->t;
-		l = find_load(p, rows[i].load, true);
+		l = find_load(p, rows[i].load);
 		l->windows++;
 		l->seconds += span;
 		l->round_rates = xreallocarray(l->round_rates, l->windows, sizeof *l->round_rates);
@@ -476,7 +458,7 @@ static void init_loads(struct report_phase *p)
 	char *copy = xstrdup(p->loads), *save = NULL, *tok;
 
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		find_load(p, tok, true);
+		find_load(p, tok);
 	free(copy);
 }
 
@@ -814,14 +796,16 @@ static void print_phase_table(const struct run_report *rep, FILE *out)
 	table_free(&t);
 }
 
-/* A rate and its unit, "17177 trips/s", the number right-aligned in width
- * so that a column's numbers line up; a figure that does not exist is a
- * bare "-". */
-static char *fmt_rate(const char *num, int width, const char *unit)
+char *report_rate(double per_s, int width, const char *unit)
 {
+	char *num = fmt_count(per_s), *text;
+
 	if (strcmp(num, "-") == 0 || unit == NULL)
-		return xasprintf("%*s", width, num);
-	return xasprintf("%*s %s/s", width, num, unit);
+		text = xasprintf("%*s", width, num);
+	else
+		text = xasprintf("%*s %s/s", width, num, unit);
+	free(num);
+	return text;
 }
 
 /* Under the table, when a phase is weak: what its Ratio does not say. */
@@ -886,8 +870,8 @@ static void print_load_table(const struct run_report *rep, FILE *out)
 			c[0] = xstrdup(j == 0 ? p->name : "");
 			c[1] = xstrdup(l->name);
 			c[2] = xstrdup(known ? l->type : "-");
-			c[3] = fmt_rate(cycles[row], cycles_width, cycle_unit);
-			c[4] = fmt_rate(ops[row], ops_width, ops_unit);
+			c[3] = report_rate(l->cycles_per_s, cycles_width, cycle_unit);
+			c[4] = report_rate(l->ops_per_s, ops_width, ops_unit);
 			c[5] = fmt_fixed(l->mib_per_s, 1);
 			c[6] = fmt_fixed(l->lcpu_pct, 1);
 			c[7] = l->windows ? xasprintf("%llu", (unsigned long long)l->errors)

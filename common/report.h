@@ -115,6 +115,15 @@ struct run_report {
 int report_build(struct db *db, int64_t run_id, struct run_report *rep);
 void report_free(struct run_report *rep);
 
+/* ---- what `loadctl report` and `loadctl compare` print alike ---- */
+
+/* The load NAME of a phase; NULL when the phase had none. */
+const struct report_load *report_phase_load(const struct report_phase *p, const char *name);
+/* A rate in its unit, "17177 trips/s", the number right-aligned in width (0:
+ * as it comes) so that a column's numbers line up; a figure that does not
+ * exist (NaN) or has no unit is the bare number or "-". */
+char *report_rate(double per_s, int width, const char *unit);
+
 /* Both return what report_build does, and -1 when out cannot be written. */
 int report_print(struct db *db, int64_t run_id, FILE *out);
 int report_json(struct db *db, int64_t run_id, FILE *out);

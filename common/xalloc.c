@@ -67,3 +67,23 @@ char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+void str_append(char **s, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+	char *add, *joined;
+
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		fatalx("out of memory formatting a string");
+	va_end(ap);
+	if (*s == NULL || **s == '\0') {
+		free(*s);
+		*s = add;
+		return;
+	}
+	joined = xasprintf("%s%s%s", *s, sep, add);
+	free(*s);
+	free(add);
+	*s = joined;
+}

@@ -13,5 +13,8 @@ void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends the formatted text to *s (NULL or empty: becomes it), sep between. */
+void str_append(char **s, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

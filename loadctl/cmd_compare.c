@@ -5,7 +5,6 @@
  * three runs or more a ranking with ties and a best/second summary. */
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,23 +187,6 @@ static void print_run_line(const char *which, const struct cmp_run *r)
 	printf("      host %s, kernel %s\n", row->host, row->kernel);
 }
 
-static void note_add(char **note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note_add(char **note, const char *fmt, ...)
-{
-	va_list ap;
-	char *add, *joined;
-
-	va_start(ap, fmt);
-	if (vasprintf(&add, fmt, ap) < 0)
-		fatalx("out of memory formatting a string");
-	va_end(ap);
-	joined = *note ? xasprintf("%s; %s", *note, add) : xstrdup(add);
-	free(add);
-	free(*note);
-	*note = joined;
-}
-
 /* "No significant change" between loads that did not load says nothing:
  * the weak side is named instead. NULL when neither was weak. */
 static const char *weak_verdict(const struct report_phase *pa, const struct report_phase *pb)
@@ -224,13 +206,13 @@ static char *pair_note(const struct report_phase *pa, const struct report_phase 
 	char *note = NULL;
 
 	if (strcmp(pa->cache, pb->cache) != 0)
-		note_add(&note, "cache %s/%s", pa->cache, pb->cache);
+		str_append(&note, "; ", "cache %s/%s", pa->cache, pb->cache);
 	if (strcmp(pa->loads, pb->loads) != 0)
-		note_add(&note, "loads '%s'/'%s'", pa->loads, pb->loads);
+		str_append(&note, "; ", "loads '%s'/'%s'", pa->loads, pb->loads);
 	if (pa->note[0] != '\0')
-		note_add(&note, "A: %s", pa->note);
+		str_append(&note, "; ", "A: %s", pa->note);
 	if (pb->note[0] != '\0')
-		note_add(&note, "B: %s", pb->note);
+		str_append(&note, "; ", "B: %s", pb->note);
 	return note;
 }
 
@@ -252,8 +234,8 @@ static void note_load_changes(const struct cmp *c, const char *phase, char **not
 		ch = cmp_pair(&rk, 0, 1);
 		if (rk.why[0] == NULL && rk.why[1] == NULL &&
 		    (ch.verdict == CHANGE_LOWER || ch.verdict == CHANGE_HIGHER))
-			note_add(note, "load %s %+.0f%%: not the same load", pf.f[k].load,
-				 (ch.ratio - 1) * 100);
+			str_append(note, "; ", "load %s %+.0f%%: not the same load", pf.f[k].load,
+				   (ch.ratio - 1) * 100);
 		cmp_ranking_free(&rk);
 	}
 	figures_free(&pf);
@@ -334,12 +316,17 @@ static void print_times(const struct cmp *c)
 
 static double load_lcpu(const struct report_phase *p, const char *load)
 {
-	size_t i;
+	const struct report_load *l = report_phase_load(p, load);
 
-	for (i = 0; p != NULL && i < p->nload; i++)
-		if (strcmp(p->load[i].name, load) == 0)
-			return p->load[i].lcpu_pct;
-	return NAN;
+	return l ? l->lcpu_pct : NAN;
+}
+
+/* A load's rate as the report prints it, in its loader's unit. */
+static char *load_rate(const struct report_phase *p, const char *load, double per_s)
+{
+	const struct report_load *l = report_phase_load(p, load);
+
+	return report_rate(per_s, 0, l && l->cycle_unit ? l->cycle_unit : "cycles");
 }
 
 static void loads_rows(const struct cmp *c, const char *phase, struct table *t)
@@ -364,8 +351,8 @@ static void loads_rows(const struct cmp *c, const char *phase, struct table *t)
 		ch = cmp_pair(&rk, 0, 1);
 		row[0] = xstrdup(phase);
 		row[1] = xstrdup(pf.f[k].load);
-		row[2] = rk.why[0] ? xstrdup("-") : fmt_count(ch.median_a);
-		row[3] = rk.why[1] ? xstrdup("-") : fmt_count(ch.median_b);
+		row[2] = rk.why[0] ? xstrdup("-") : load_rate(pa, pf.f[k].load, ch.median_a);
+		row[3] = rk.why[1] ? xstrdup("-") : load_rate(pb, pf.f[k].load, ch.median_b);
 		row[4] = fmt_pct(ch.ratio);
 		row[5] = fmt_interval(&ch);
 		row[6] = fmt_fixed(load_lcpu(pa, pf.f[k].load), 1);

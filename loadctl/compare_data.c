@@ -120,6 +120,7 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 		       struct rounds *out)
 {
 	const struct report_phase *p = &r->rep.phases[phase];
+	const struct report_load *l;
 	size_t i;
 
 	if (f->probe != NULL) {
@@ -138,14 +139,11 @@ bool cmp_figure_rounds(const struct cmp_run *r, size_t phase, const struct cmp_f
 					r->walls[phase].nrounds };
 		return true;
 	}
-	for (i = 0; i < p->nload; i++) {
-		if (strcmp(p->load[i].name, f->load) == 0) {
-			*out = (struct rounds){ p->load[i].round_rates, r->ones,
-						p->load[i].windows };
-			return true;
-		}
-	}
-	return false;
+	l = report_phase_load(p, f->load);
+	if (l == NULL)
+		return false;
+	*out = (struct rounds){ l->round_rates, r->ones, l->windows };
+	return true;
 }
 
 bool cmp_units_rate(const char *units)

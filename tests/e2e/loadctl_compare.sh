@@ -23,24 +23,7 @@ runs_in() { # DB PROFILE
 		2>"$T/loadd.err" || fail "loadd failed: $(cat "$T/loadd.err")"
 }
 
-tiny=$(profile tiny <<'EOF'
-[run]
-settle = 0s
-rounds = 3
-[probe]
-every = 100ms
-tree = depth=2 fanout=3 files=4
-[phase none]
-duration = 1s
-[phase cpu]
-duration = 1s
-loads = cpu
-[load cpu]
-type = cpu
-procs = 2
-expect = none         ; a small ring on purpose: not to be flagged weak
-EOF
-)
+tiny=$(tiny_profile)
 # Same tree, another job and another phase list.
 other=$(profile other <<'EOF'
 [probe]
@@ -100,7 +83,7 @@ grep -qE "^none +[0-9.]+ +[0-9.]+ +$pct +$pct \.\. $pct +1\.00 +1\.00 +3/3 " "$T
 	fail "none's row: $(cat "$T/out")"
 grep -qE '^Phase +Load +Rate A +Rate B +change +95% interval +LCPU% A +LCPU% B +B vs A$' "$T/out" ||
 	fail "no loads table: $(cat "$T/out")"
-grep -qE "^cpu +cpu +[0-9]+ +[0-9]+ +$pct +$pct \.\. $pct +[0-9.]+ +[0-9.]+ +[a-z]" "$T/out" ||
+grep -qE "^cpu +cpu +[0-9]+ trips/s +[0-9]+ trips/s +$pct +$pct \.\. $pct +[0-9.]+ +[0-9.]+ +[a-z]" "$T/out" ||
 	fail "cpu's loads row: $(cat "$T/out")"
 ! grep -q "Only in" "$T/out" || fail "phases only in one run: $(cat "$T/out")"
 # Every row of the main table is as wide as the heading up to the verdict.

@@ -20,6 +20,7 @@
 
 #include "db.h"
 #include "report.h"
+#include "xalloc.h"
 
 #define assert_near(got, want, eps)                                                                \
 	do {                                                                                       \
@@ -479,6 +480,31 @@ static void test_units(void **state)
 	}
 }
 
+/* What report and compare print alike: a load looked up by name, a rate in
+ * its unit, and notes joined. */
+static void test_shared_cells(void **state)
+{
+	struct report_load loads[] = { { .name = "ring" }, { .name = "disk" } };
+	struct report_phase p = { .load = loads, .nload = 2 };
+	char *text, *note = NULL;
+
+	assert_ptr_equal(report_phase_load(&p, "disk"), &loads[1]);
+	assert_null(report_phase_load(&p, "none"));
+	text = report_rate(17177, 7, "trips");
+	assert_string_equal(text, "  17177 trips/s");
+	free(text);
+	text = report_rate(NAN, 3, "trips");
+	assert_string_equal(text, "  -");
+	free(text);
+	text = report_rate(12, 0, NULL);
+	assert_string_equal(text, "12.0");
+	free(text);
+	str_append(&note, "; ", "cache %s", "cold");
+	str_append(&note, "; ", "round %d", 2);
+	assert_string_equal(note, "cache cold; round 2");
+	free(note);
+}
+
 /* A [run] baseline in the stored profile wins over the first no-load phase;
  * a baseline that names no phase of the run falls back to it. */
 static void test_profile_baseline(void **state)
@@ -520,6 +546,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_baseline, setup, teardown),
+		cmocka_unit_test(test_shared_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
