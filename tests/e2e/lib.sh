@@ -71,6 +71,29 @@ profile() {
 	echo "$T/$1.conf"
 }
 
+# The smallest run with a load, for the tests of what reads runs (report,
+# compare, check): phases none and cpu of 1 s each, three rounds, the job
+# every 100 ms over a small tree. Writes $T/tiny.conf and prints its path.
+tiny_profile() {
+	profile tiny <<'EOF'
+[run]
+settle = 0s
+rounds = 3
+[probe]
+every = 100ms
+tree = depth=2 fanout=3 files=4
+[phase none]
+duration = 1s
+[phase cpu]
+duration = 1s
+loads = cpu
+[load cpu]
+type = cpu
+procs = 2
+expect = none         ; a small ring on purpose: not to be flagged weak
+EOF
+}
+
 # Writes the profile on stdin to $T/NAME.conf and runs loadd on it in the
 # foreground (options after NAME go to loadd); its report goes to $T/NAME.out
 # and its stderr to $T/NAME.err, which the failure shows when loadd fails.
@@ -95,7 +118,7 @@ ctl() {
 ctl_expect() { # STATUS TEXT WHAT...
 	local want=$1 text=$2
 	shift 2
-	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stderr: $(cat "$T/err")"
+	[[ $RC -eq $want ]] || fail "$*: exit $RC, want $want; stdout: $(cat "$T/out"); stderr: $(cat "$T/err")"
 	[[ -z "$text" ]] || grep -qF -- "$text" "$T/err" ||
 		fail "$*: stderr lacks '$text': $(cat "$T/err")"
 }

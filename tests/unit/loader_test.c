@@ -200,3 +200,55 @@ void check_listed(const char *name, const char *cycle_unit, bool has_ops)
 	assert_true(ops->reports_bytes);
 	loader_table_check();
 }
+
+void check_valid(const struct section *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct load_def def;
+		char *msgs;
+		int problems = validate(&cases[i], &def, &msgs);
+
+		if (problems != 0)
+			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
+				 msgs);
+		assert_non_null(def.config);
+		release(&def);
+		free(msgs);
+	}
+}
+
+void check_refused(const struct refused *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct load_def def;
+		char *msgs;
+		int problems = validate(&cases[i].sec, &def, &msgs);
+
+		if (problems == 0)
+			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
+		if (strstr(msgs, cases[i].message) != msgs)
+			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
+				 msgs);
+		assert_null(def.config);
+		free(msgs);
+	}
+}
+
+/* The programs are looked up on loadd's own PATH, as execvp would. */
+void check_needs_program(const char *type, const char *message)
+{
+	char *saved = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	char *empty = make_temp_dir();
+	struct section sec = { type, { { NULL } } };
+	struct load_def def;
+	char *msgs;
+
+	setenv("PATH", empty, 1);
+	assert_int_equal(validate(&sec, &def, &msgs), 1);
+	assert_string_equal(msgs, message);
+	free(msgs);
+	setenv("PATH", saved, 1);
+	rmdir(empty);
+	free(empty);
+	free(saved);
+}

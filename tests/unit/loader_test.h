@@ -33,6 +33,19 @@ void release(struct load_def *def);
 struct loader_shm *shm_new(void);
 void check_listed(const char *name, const char *cycle_unit, bool has_ops);
 
+/* A section loader_validate refuses, and how its message must begin. */
+struct refused {
+	struct section sec;
+	const char *message;
+};
+
+/* Every section validates with no problem and a config. */
+void check_valid(const struct section *cases, size_t n);
+/* Every section is refused, its message beginning as given, with no config. */
+void check_refused(const struct refused *cases, size_t n);
+/* With an empty PATH, a load of type is refused with exactly message. */
+void check_needs_program(const char *type, const char *message);
+
 /* ---- the loaders run for real ---- */
 
 struct child_run {

@@ -100,18 +100,7 @@ static void test_valid_sections(void **state)
 	};
 	char *bin, *saved = path_with_fake_dbench(&bin);
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i], &def, &msgs);
-
-		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
-				 msgs);
-		assert_non_null(def.config);
-		release(&def);
-		free(msgs);
-	}
+	check_valid(cases, NCASES(cases));
 	setenv("PATH", saved, 1);
 	remove_all(bin);
 	free(bin);
@@ -121,10 +110,7 @@ static void test_valid_sections(void **state)
 /* Each refused section and the exact place its message names. */
 static void test_refused_sections(void **state)
 {
-	static const struct {
-		struct section sec;
-		const char *message;
-	} cases[] = {
+	static const struct refused cases[] = {
 		{ { "fs", { { "clients", "0" } } }, "t.conf:11:" },
 		{ { "fs", { { "runtime", "1500ms" } } },
 		  "t.conf:11: runtime: dbench runs for whole seconds; write e.g. 10s\n" },
@@ -138,51 +124,17 @@ static void test_refused_sections(void **state)
 	};
 	char *bin, *saved = path_with_fake_dbench(&bin);
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i].sec, &def, &msgs);
-
-		if (problems == 0)
-			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
-		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
-				 msgs);
-		assert_null(def.config);
-		free(msgs);
-	}
+	check_refused(cases, NCASES(cases));
 	setenv("PATH", saved, 1);
 	remove_all(bin);
 	free(bin);
 	free(saved);
 }
 
-/* The programs are looked up on loadd's own PATH, as execvp would. */
 static void test_programs_on_path(void **state)
 {
-	static const struct {
-		const char *type;
-		const char *message;
-	} cases[] = {
-		{ "fs", "t.conf:10: load 'x' needs the dbench program (package dbench)\n" },
-	};
-	char *saved = xstrdup(getenv("PATH") ? getenv("PATH") : "");
-	char *empty = make_temp_dir();
-
-	setenv("PATH", empty, 1);
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct section sec = { cases[i].type, { { NULL } } };
-		struct load_def def;
-		char *msgs;
-
-		assert_int_equal(validate(&sec, &def, &msgs), 1);
-		assert_string_equal(msgs, cases[i].message);
-		free(msgs);
-	}
-	setenv("PATH", saved, 1);
-	rmdir(empty);
-	free(empty);
-	free(saved);
+	check_needs_program("fs",
+			    "t.conf:10: load 'x' needs the dbench program (package dbench)\n");
 }
 
 /* A stand-in dbench: prints what dbench prints and exits as told; after

@@ -42,27 +42,13 @@ static void test_valid_sections(void **state)
 		{ "net", { { "file_size", "1G" } } },
 	};
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i], &def, &msgs);
-
-		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
-				 msgs);
-		assert_non_null(def.config);
-		release(&def);
-		free(msgs);
-	}
+	check_valid(cases, NCASES(cases));
 }
 
 /* Each refused section and the exact place its message names. */
 static void test_refused_sections(void **state)
 {
-	static const struct {
-		struct section sec;
-		const char *message;
-	} cases[] = {
+	static const struct refused cases[] = {
 		{ { "net", { { "file_size", "50%" } } },
 		  "t.conf:11: file_size: give the file's size in bytes (\"1M\"), not as a share of "
 		  "the machine's memory\n" },
@@ -72,19 +58,7 @@ static void test_refused_sections(void **state)
 		{ { "net", { { "keepalive", "maybe" } } }, "t.conf:11:" },
 	};
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i].sec, &def, &msgs);
-
-		if (problems == 0)
-			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
-		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
-				 msgs);
-		assert_null(def.config);
-		free(msgs);
-	}
+	check_refused(cases, NCASES(cases));
 }
 
 /* ---- the net client against a bogus server ---- */

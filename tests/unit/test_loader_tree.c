@@ -33,27 +33,13 @@ static void test_valid_sections(void **state)
 		{ "tree", { { "source", "/" } } },
 	};
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i], &def, &msgs);
-
-		if (problems != 0)
-			fail_msg("case %zu (%s): %d problem(s): %s", i, cases[i].type, problems,
-				 msgs);
-		assert_non_null(def.config);
-		release(&def);
-		free(msgs);
-	}
+	check_valid(cases, NCASES(cases));
 }
 
 /* Each refused section and the exact place its message names. */
 static void test_refused_sections(void **state)
 {
-	static const struct {
-		struct section sec;
-		const char *message;
-	} cases[] = {
+	static const struct refused cases[] = {
 		{ { "tree", { { "tree", "depth=99" } } }, "t.conf:11:" },
 		{ { "tree", { { "tree", "depth=2 colour=red" } } }, "t.conf:11:" },
 		{ { "tree", { { "source", "srcdir" } } },
@@ -64,47 +50,12 @@ static void test_refused_sections(void **state)
 		  "t.conf:11: source: /dev/null is not a directory\n" },
 	};
 
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct load_def def;
-		char *msgs;
-		int problems = validate(&cases[i].sec, &def, &msgs);
-
-		if (problems == 0)
-			fail_msg("case %zu (%s): accepted", i, cases[i].sec.type);
-		if (strstr(msgs, cases[i].message) != msgs)
-			fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].message,
-				 msgs);
-		assert_null(def.config);
-		free(msgs);
-	}
+	check_refused(cases, NCASES(cases));
 }
 
-/* The programs are looked up on loadd's own PATH, as execvp would. */
 static void test_programs_on_path(void **state)
 {
-	static const struct {
-		const char *type;
-		const char *message;
-	} cases[] = {
-		{ "tree", "t.conf:10: load 'x' needs the tar program (package tar)\n" },
-	};
-	char *saved = xstrdup(getenv("PATH") ? getenv("PATH") : "");
-	char *empty = make_temp_dir();
-
-	setenv("PATH", empty, 1);
-	for (size_t i = 0; i < NCASES(cases); i++) {
-		struct section sec = { cases[i].type, { { NULL } } };
-		struct load_def def;
-		char *msgs;
-
-		assert_int_equal(validate(&sec, &def, &msgs), 1);
-		assert_string_equal(msgs, cases[i].message);
-		free(msgs);
-	}
-	setenv("PATH", saved, 1);
-	rmdir(empty);
-	free(empty);
-	free(saved);
+	check_needs_program("tree", "t.conf:10: load 'x' needs the tar program (package tar)\n");
 }
 
 /* The size of the archive tar makes of dir. */
