@@ -29,16 +29,9 @@ const char *expect_metric_name(enum expect_metric m)
 	return m < EXP_METRIC_COUNT ? metrics[m].name : "?";
 }
 
-static const char *skip_blanks(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
 /* The value of a term, in the metric's unit, from [p, end). */
-static int parse_value(enum expect_metric m, const char *p, const char *end, double *out,
-		       const char **err)
+static int term_value(enum expect_metric m, const char *p, const char *end, double *out,
+		      const char **err)
 {
 	char buf[64];
 	size_t n = (size_t)(end - p);
@@ -100,7 +93,7 @@ static int parse_term(const char *p, const char *end, struct expect_term *t, con
 		*err = "expected >=, >, <= or < after the figure";
 		return -1;
 	}
-	return parse_value(t->metric, skip_blanks(p), end, &t->value, err);
+	return term_value(t->metric, skip_blanks(p), end, &t->value, err);
 }
 
 int expect_parse(const char *text, struct expectation *out, const char **err)

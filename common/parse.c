@@ -202,7 +202,7 @@ static bool word_at(const char *p, const char *word, const char **end)
 	return true;
 }
 
-static const char *skip_blanks(const char *p)
+const char *skip_blanks(const char *p)
 {
 	while (*p == ' ' || *p == '\t')
 		p++;

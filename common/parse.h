@@ -48,6 +48,8 @@ int parse_double(const char *s, double *out, const char **err);
 /* yes/no, true/false, on/off, 1/0 */
 int parse_bool(const char *s, bool *out, const char **err);
 
+/* p past its spaces and tabs. */
+const char *skip_blanks(const char *p);
 /* Splits a command line into argv on blanks, honouring '...' and "..." quoting
  * (no other shell syntax). Returns a NULL-terminated xmalloc'd array of
  * xmalloc'd strings, or NULL with *err set (unterminated quote, empty). */

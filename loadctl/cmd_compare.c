@@ -158,7 +158,7 @@ static char *fmt_interval(const struct change *ch)
 	return s;
 }
 
-static char *fmt_figure(const struct cmp_figure *f, double v)
+static char *ranked_value(const struct cmp_figure *f, double v)
 {
 	return f->load == NULL ? fmt_ms(v) : fmt_count(v);
 }
@@ -541,7 +541,7 @@ static size_t other_probes(const struct cmp *c, char ***names, bool **hist)
 /* Each other probe's figure per phase in every run, and each run's change
  * against the first: a side-by-side view, not a verdict (the job's time and
  * the loads above carry the statistics). */
-static void print_probes(const struct cmp *c)
+static void print_probe_figures(const struct cmp *c)
 {
 	char **names;
 	bool *hist;
@@ -612,7 +612,7 @@ static void print_probes(const struct cmp *c)
 	free(hist);
 }
 
-static json_t *probes_json(const struct cmp *c)
+static json_t *probe_figures_json(const struct cmp *c)
 {
 	json_t *a = json_array();
 	char **names;
@@ -649,7 +649,7 @@ static void print_two(const struct cmp *c)
 	print_times(c);
 	print_loads(c);
 	print_probe_verdicts(c);
-	print_probes(c);
+	print_probe_figures(c);
 	print_only(c, 0, "A");
 	print_only(c, 1, "B");
 }
@@ -736,7 +736,7 @@ static void ranked_table(const struct cmp *c, const char *phase, const struct cm
 			cmp_find_phase(&c->runs[i], phase, &at);
 			row[0] = xasprintf("%zu", rank);
 			row[1] = xasprintf("%zu", i + 1);
-			row[2] = fmt_figure(f, rk->median[i]);
+			row[2] = ranked_value(f, rk->median[i]);
 			if (i == lead) {
 				row[3] = xstrdup("");
 				row[4] = xstrdup("");
@@ -814,7 +814,7 @@ static void print_many(const struct cmp *c)
 	printf("\nSummary (runs by number; '=' joins runs that share a rank)\n");
 	table_print(&summary, stdout);
 	table_free(&summary);
-	print_probes(c);
+	print_probe_figures(c);
 	for (i = 0; i < c->n; i++)
 		free(labels[i]);
 	free(labels);
@@ -928,7 +928,7 @@ static json_t *build_json(const struct cmp *c)
 	json_set(root, "threshold", json_real(c->opts.threshold));
 	json_set(root, "resamples", json_integer(c->opts.resamples));
 	json_set(root, "phases", phases);
-	json_set(root, "probes", probes_json(c));
+	json_set(root, "probes", probe_figures_json(c));
 	return root;
 }
 

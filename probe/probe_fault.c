@@ -36,6 +36,7 @@ static int fault_measure(const void *config, void *state, const struct probe_win
 	const struct fault_config *cfg = config;
 	size_t size = (size_t)size_resolve(&cfg->size, 0, 0);
 	long page = sysconf(_SC_PAGESIZE);
+	size_t step = page > 0 ? (size_t)page : 4096;
 	volatile char *mem;
 
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -45,7 +46,7 @@ static int fault_measure(const void *config, void *state, const struct probe_win
 		*err = xasprintf("mmap of %zu bytes: %s", size, strerror(errno));
 		return -1;
 	}
-	for (size_t off = 0; off<size; off += page> 0 ? (size_t)page : 4096)
+	for (size_t off = 0; off < size; off += step)
 		mem[off] = 1;
 	munmap((void *)mem, size);
 	return 0;
