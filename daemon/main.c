@@ -189,6 +189,23 @@ static int check_probes(const struct profile *p)
 	return problems;
 }
 
+/* A phase whose settle may wait for a load ramping up to its target: how long at most. */
+static void print_settle_wait(const struct profile *p, const struct phase_def *ph)
+{
+	char max[32];
+
+	for (size_t j = 0; j < ph->nloads; j++) {
+		const struct load_def *ld = profile_load_by_name(p, ph->loads[j]);
+		const struct loader_ops *ops = ld != NULL ? ld->loader : NULL;
+
+		if (ops == NULL || ops->ramps == NULL || !ops->ramps(ld->config))
+			continue;
+		format_ms(ph->settle_max_ms, max, sizeof max);
+		printf("  (the settle waits for %s to hold, up to %s)", ld->name, max);
+		return;
+	}
+}
+
 static void print_plan(const struct profile *p)
 {
 	char fp[TREE_FINGERPRINT_LEN + 1], settle[32], dur[32], total[32], every[32];
@@ -234,6 +251,7 @@ static void print_plan(const struct profile *p)
 		if (ph->ramp.nsteps > 0)
 			printf("  (knee search: %s.%s, up to %zu steps)", ph->ramp.load,
 			       ph->ramp.key, ph->ramp.nsteps);
+		print_settle_wait(p, ph);
 		printf("\n");
 	}
 	if (p->nloads > 0)

@@ -64,6 +64,9 @@ floor = 128M
 step = 16M
 EOF2
 )
+# The plan says how long the settle may wait.
+"$LOADD" --check --profile "$prof" | grep -q "^  1 .*(the settle waits for mem to hold, up to 1m00s)" ||
+	fail "the plan does not say the settle waits: $("$LOADD" --check --profile "$prof")"
 (echo "$BASHPID" >"$CGD/cgroup.procs" &&
 	exec timeout 120 "$LOADD" --db "$DB" --workdir "$WORK" --socket "$SOCK" --profile "$prof") \
 	>"$T/out" 2>"$T/loadd.err" &
