@@ -102,6 +102,7 @@ static json_t *load_json(const struct load_view *lv)
 			      json_number_or_null(st->cpu_ms / 1000.0));
 	const struct loader_ops *ops = loader_find(st->type);
 
+	json_object_set_new(o, "ramping", json_boolean(st->ramping));
 	/* Units make the counters readable without the loader's source. */
 	json_object_set_new(o, "cycle_unit", ops ? json_string(ops->cycle_unit) : json_null());
 	json_object_set_new(o, "ops_unit",

@@ -562,6 +562,8 @@ size_t supervisor_status(struct supervisor *sv, struct load_status *out, size_t 
 			.procs = l->nprocs,
 			.restarts = l->restarts,
 			.stalled = l->stalled,
+			.ramping = atomic_load_explicit(&l->shm->reach, memory_order_relaxed) ==
+				   LOADER_RAMPING,
 			.cycles = atomic_load_explicit(&l->shm->cycles, memory_order_relaxed),
 			.bytes = atomic_load_explicit(&l->shm->bytes, memory_order_relaxed),
 			.ops = atomic_load_explicit(&l->shm->ops, memory_order_relaxed),

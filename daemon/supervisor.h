@@ -51,6 +51,7 @@ struct load_status {
 	int procs;
 	int restarts;
 	bool stalled;
+	bool ramping; /* still growing towards a target it will hold: the settle waits */
 	uint64_t cycles, bytes, ops, errors;
 	double cpu_ms;
 };

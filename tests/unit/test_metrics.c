@@ -358,7 +358,7 @@ static void test_pressure_without_psi(void **state)
 static void test_status_json(void **state)
 {
 	struct load_view loads[] = {
-		{ .st = { .name = "bad\xff\xfe", .type = "cpu", .cpu_ms = NAN } },
+		{ .st = { .name = "bad\xff\xfe", .type = "cpu", .cpu_ms = NAN, .ramping = true } },
 	};
 	struct api_view v;
 	json_t *doc, *l;
@@ -379,6 +379,7 @@ static void test_status_json(void **state)
 	l = json_array_get(json_object_get(doc, "loads"), 0);
 	assert_string_equal(json_string_value(json_object_get(l, "name")), "bad??");
 	assert_true(json_is_null(json_object_get(l, "cpu_s")));
+	assert_true(json_is_true(json_object_get(l, "ramping")));
 	assert_true(json_is_null(json_object_get(
 		json_object_get(json_object_get(json_object_get(doc, "system"), "psi"), "cpu"),
 		"some")));
