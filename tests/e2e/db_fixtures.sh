@@ -57,13 +57,28 @@ for fixture in "${fixtures[@]}"; do
 		if [[ -f "$want" && $id == 1 ]]; then
 			python3 - "$want" "$T/report" <<'PY' || fail "$name: run $id reports different figures"
 import re, sys
-def figures(path):
-    out = []
+def blocks(path):
+    """The report's blank-line separated blocks, each a list of lines."""
+    out = [[]]
     for line in open(path):
+        if line.strip():
+            out[-1].append(line)
+        elif out[-1]:
+            out.append([])
+    return [b for b in out if b]
+def figures(bs):
+    out = []
+    for line in (l for b in bs for l in b):
         out += [(line.split()[0] if line.split() else "", n)
                 for n in re.findall(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])", line)]
     return out
-old, new = figures(sys.argv[1]), figures(sys.argv[2])
+old_blocks = blocks(sys.argv[1])
+# A section the old version did not print at all (one whose first word
+# begins no block of the old report, e.g. the study tables) is new, not a
+# changed figure.
+known = {b[0].split()[0] for b in old_blocks}
+new_blocks = [b for b in blocks(sys.argv[2]) if b[0].split()[0] in known]
+old, new = figures(old_blocks), figures(new_blocks)
 if old != new:
     for o, n in zip(old, new):
         if o != n:
