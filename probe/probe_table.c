@@ -19,6 +19,7 @@ extern const struct probe_ops probe_ctxswitch_ops;
 extern const struct probe_ops probe_switchcost_ops;
 extern const struct probe_ops probe_ipclat_ops;
 extern const struct probe_ops probe_ipcbw_ops;
+extern const struct probe_ops probe_sync_ops;
 
 const struct probe_ops *const probe_table[] = {
 	&probe_job_ops,
@@ -31,6 +32,7 @@ const struct probe_ops *const probe_table[] = {
 	&probe_switchcost_ops,
 	&probe_ipclat_ops,
 	&probe_ipcbw_ops,
+	&probe_sync_ops,
 	NULL,
 };
 

@@ -22,6 +22,7 @@ declare -A keys=(
 	[switchcost]=$'every = 200ms\ncount = 200'
 	[ipclat]=$'every = 200ms\ncount = 50'
 	[ipcbw]=$'every = 200ms\nsizes = 1K, 4K\ntotal = 256'
+	[sync]=$'every = 200ms\ncount = 200'
 )
 
 for kind in "${kinds[@]}"; do
