@@ -5,6 +5,7 @@
 # lock = none (no lock, a yield inside each increment) loses updates, and
 # every such sample is failed, never a figure. Nothing is left behind: no
 # semaphore set made during the run, no POSIX name, no register, no process.
+# config/ipc.conf passes loadd --check.
 source "$(dirname "$0")/lib.sh"
 
 locks=(mutex rwlock fcntl posix-sem posix-named-sem sysv-sem sysv-sem-undo)
@@ -44,4 +45,7 @@ left=$(awk -v t0="$t0" 'NR > 1 && $10 >= t0 { print $2 }' /proc/sysvipc/sem)
 	fail "named semaphores left: $(ls /dev/shm)"
 [[ -z $(find "$WORK" -name '.loadd-ipc-*' 2>/dev/null) ]] || fail "registers left in the work dir"
 [[ -z $(own_processes) ]] || fail "processes left: $(own_processes)"
+# The shipped IPC profile is valid.
+run_loadd --check --profile "$SRC/config/ipc.conf" >/dev/null 2>"$T/ipc.err" ||
+	fail "config/ipc.conf refused: $(cat "$T/ipc.err")"
 echo "ok: ${#locks[@]} locks × 2 modes; lock = none failed $bad samples"
