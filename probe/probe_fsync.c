@@ -2,8 +2,11 @@
 /* The fsync probe: an application saving its state. Every slot it writes
  * size bytes to a small file in the work dir and fdatasync()s it, and times
  * write + sync: under heavy writeback this is the multi-second stall of an
- * editor or a browser saving. Writes go forward through the file and wrap
- * at 256 writes, so the file stays small and each sync has new data. */
+ * editor or a browser saving. The file (1 MiB, or one write when size is
+ * larger) is laid out and synced before the first slot, as fio lays out its
+ * file: each timed write then overwrites data already on disk, so a sync
+ * never has to write a grown file's size and extents too. Writes go forward
+ * through the file and wrap, so each sync has new data. */
 #include "probe.h"
 
 #include <errno.h>
@@ -19,7 +22,7 @@
 #include "timeutil.h"
 #include "xalloc.h"
 
-#define FSYNC_WRAP 256 /* writes before the offset wraps to 0 */
+#define FSYNC_FILE_BYTES (1 << 20) /* the state file, laid out at open */
 
 struct fsync_config {
 	struct probe_every every;
@@ -42,6 +45,7 @@ struct fsync_state {
 	char *buf;
 	size_t size;
 	uint64_t writes;
+	uint64_t wrap; /* writes before the offset wraps to 0 */
 };
 
 static void fsync_close(void *state)
@@ -56,6 +60,22 @@ static void fsync_close(void *state)
 	free(st->dir);
 	free(st->buf);
 	free(st);
+}
+
+/* Writes the whole file once and syncs it, untimed. -1 with errno. */
+static int fsync_lay_out(struct fsync_state *st)
+{
+	for (uint64_t i = 0; i < st->wrap; i++) {
+		ssize_t n = pwrite(st->fd, st->buf, st->size, (off_t)(i * st->size));
+
+		if (n < 0)
+			return -1;
+		if (n != (ssize_t)st->size) {
+			errno = ENOSPC;
+			return -1;
+		}
+	}
+	return fdatasync(st->fd);
 }
 
 static void *fsync_open(const void *config, const struct probe_env *env, char **err)
@@ -80,6 +100,12 @@ static void *fsync_open(const void *config, const struct probe_env *env, char **
 		fsync_close(st);
 		return NULL;
 	}
+	st->wrap = st->size < FSYNC_FILE_BYTES ? FSYNC_FILE_BYTES / st->size : 1;
+	if (fsync_lay_out(st) < 0) {
+		*err = xasprintf("cannot lay out %s: %s", st->path, strerror(errno));
+		fsync_close(st);
+		return NULL;
+	}
 	return st;
 }
 
@@ -87,7 +113,7 @@ static int fsync_measure(const void *config, void *state, const struct probe_win
 			 struct sample *s, struct hist *h, char **err)
 {
 	struct fsync_state *st = state;
-	off_t at = (off_t)(st->writes++ % FSYNC_WRAP) * (off_t)st->size;
+	off_t at = (off_t)(st->writes++ % st->wrap) * (off_t)st->size;
 	ssize_t n;
 
 	n = pwrite(st->fd, st->buf, st->size, at);

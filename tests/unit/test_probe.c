@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -469,6 +470,44 @@ static void test_wakeup_slack(void **state)
 	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
 }
 
+/* The fsync probe lays its file out before the first slot, as fio does, so
+ * every timed write overwrites blocks already on disk; close removes it. */
+static off_t fsync_file_size(const char *size)
+{
+	const struct probe_ops *ops = probe_find("fsync");
+	struct kv kv = { .key = "size", .value = (char *)size, .line = 3 };
+	char dir[] = "/tmp/loadd-fsync-XXXXXX";
+	struct probe_env env = { .name = "save" };
+	char *cfg = xcalloc(1, ops->config_size);
+	char *path, *err = NULL;
+	struct stat st, gone;
+	void *probe;
+
+	assert_non_null(mkdtemp(dir));
+	env.workdir = dir;
+	assert_int_equal(options_apply(ops->options, cfg, &kv, 1, "t.conf", "probe save", stderr),
+			 0);
+	probe = ops->open(cfg, &env, &err);
+	assert_non_null(probe);
+	path = xasprintf("%s/probe-save/state", dir);
+	assert_int_equal(stat(path, &st), 0);
+	ops->close(probe);
+	assert_int_equal(stat(path, &gone), -1);
+	assert_int_equal(rmdir(dir), 0);
+	free(path);
+	options_free(ops->options, cfg);
+	free(cfg);
+	return st.st_size;
+}
+
+static void test_fsync_lays_out(void **state)
+{
+	(void)state;
+	assert_int_equal(fsync_file_size("4K"), 1 << 20);
+	assert_int_equal(fsync_file_size("3000"), 349 * 3000); /* whole writes only */
+	assert_int_equal(fsync_file_size("2M"), 2 << 20);      /* one write, larger */
+}
+
 /* ---- a kind that is only its measure (probe_ops.measure) ---- */
 
 struct slot_kind_config {
@@ -557,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_prober_failures),
 		cmocka_unit_test(test_study_kinds),
 		cmocka_unit_test(test_wakeup_slack),
+		cmocka_unit_test(test_fsync_lays_out),
 		cmocka_unit_test(test_prober_measure_kind),
 	};
 
