@@ -14,6 +14,7 @@
 #include "log.h"
 #include "parse.h"
 #include "profile.h"
+#include "report_latency.h"
 #include "report_study.h"
 #include "table.h"
 #include "term_escape.h"
@@ -272,6 +273,9 @@ static int add_probes(struct db *db, const struct phase_row *ph, struct report_p
 			}
 		}
 		free(s);
+		if (probes[k].id > 0 &&
+		    db_hists_foreach(db, 0, ph->id, probes[k].id, add_hist_second, pa) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -552,8 +556,8 @@ static void init_probes(struct report_phase *p, struct phase_acc *acc,
 			probes[k].histogram || probes[k].units == NULL ? "ms" : probes[k].units);
 		p->probe[k].histogram = probes[k].histogram;
 		p->probe[k].limit_sysctl = limit_sysctl_of(&probes[k]);
-		if (probes[k].histogram)
-			acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
+		/* a sample probe may store latencies beside its samples (chat) */
+		acc->probes[k].hist = xcalloc(1, sizeof *acc->probes[k].hist);
 	}
 }
 
@@ -1161,6 +1165,7 @@ int report_print(struct db *db, int64_t run_id, FILE *out)
 		print_weak_legend(&rep, out);
 		print_ramps(&rep, out);
 		print_probes(&rep, out);
+		report_latency_print(&rep, out);
 		report_study_print(db, &rep, out);
 		print_load_table(&rep, out);
 		print_pressure(&rep, out);
@@ -1256,6 +1261,8 @@ static json_t *json_probe(const struct report_probe *rp)
 			 rp->over_limit_n > 0 && rp->limit_sysctl != NULL
 				 ? json_string(rp->limit_sysctl)
 				 : json_null());
+		if (rp->count > 0)
+			json_set(o, "latency", report_latency_json(rp));
 		return o;
 	}
 	json_set(o, "count", jint((int64_t)rp->count));

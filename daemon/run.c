@@ -497,8 +497,12 @@ static int take_record(struct run *r, struct probe_msg *m)
 			.hist = m->hist,
 		};
 
-		hist_merge(pp->hist, m->hist);
-		api_probe_hist(r->api, (size_t)m->probe, m->s.phase_id, m->hist);
+		/* a sample probe's histogram (chat's latencies) is stored beside
+		 * its samples; the live view keeps to the samples */
+		if (pp->hist != NULL) {
+			hist_merge(pp->hist, m->hist);
+			api_probe_hist(r->api, (size_t)m->probe, m->s.phase_id, m->hist);
+		}
 		return db_hist_insert(r->ro->db, r->ro->run_id, &h);
 	}
 	m->s.probe_id = r->probe_ids[m->probe];

@@ -20,6 +20,7 @@ extern const struct probe_ops probe_switchcost_ops;
 extern const struct probe_ops probe_ipclat_ops;
 extern const struct probe_ops probe_ipcbw_ops;
 extern const struct probe_ops probe_sync_ops;
+extern const struct probe_ops probe_chat_ops;
 
 const struct probe_ops *const probe_table[] = {
 	&probe_job_ops,
@@ -33,6 +34,7 @@ const struct probe_ops *const probe_table[] = {
 	&probe_ipclat_ops,
 	&probe_ipcbw_ops,
 	&probe_sync_ops,
+	&probe_chat_ops,
 	NULL,
 };
 

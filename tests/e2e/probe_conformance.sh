@@ -23,6 +23,7 @@ declare -A keys=(
 	[ipclat]=$'every = 200ms\ncount = 50'
 	[ipcbw]=$'every = 200ms\nsizes = 1K, 4K\ntotal = 256'
 	[sync]=$'every = 200ms\ncount = 200'
+	[chat]=$'every = 500ms\nduration = 200ms\nrooms = 2\nusers = 3'
 )
 
 for kind in "${kinds[@]}"; do
@@ -58,7 +59,7 @@ EOF2
 	[[ $(sql "select status from runs") == complete ]] || fail "$kind: run not complete"
 	id=$(sql "select id from probes where name = '$name' and type = '$kind'")
 	[[ -n $id ]] || fail "$kind: no probes row: $(sql "select * from probes")"
-	[[ $(sql "select units from probes where id = $id") =~ ^(ms|us|ns|MB/s)$ ]] || fail "$kind: no units"
+	[[ $(sql "select units from probes where id = $id") =~ ^(ms|us|ns|MB/s|msg/s)$ ]] || fail "$kind: no units"
 	n=$(sql "select (select count(*) from samples where probe_id = $id and failed = 0)
 		 + (select coalesce(sum(count), 0) from histograms where probe_id = $id)")
 	(( n > 0 )) || fail "$kind: nothing recorded: $(cat "$T/err")"
@@ -66,12 +67,12 @@ EOF2
 		  where s.probe_id = $id and p.name = 'without'")$(sql "select count(*) from
 		  histograms h join phases p on p.id = h.phase_id where h.probe_id = $id and
 		  p.name = 'without'") == 00 ]] || fail "$kind: figures in a phase that does not run it"
-	grep -Eq "^ +$name +$kind +(ms|us|ns|MB/s) +[0-9]+ " "$T/out" ||
+	grep -Eq "^ +$name +$kind +(ms|us|ns|MB/s|msg/s) +[0-9]+ " "$T/out" ||
 		fail "$kind: the report has no row for it: $(cat "$T/out")"
 	# loadtop shows it in the (last) phase that runs it, the job on its own lines.
 	if [[ $kind != job ]]; then
 		"$LOADTOP" --db "$DB" -b -n 1 >"$T/top" || fail "$kind: loadtop -b failed"
-		grep -Eq "^$name \($kind\)  .*(median|p50) [0-9.]+ (ms|us|ns|MB/s)" "$T/top" ||
+		grep -Eq "^$name \($kind\)  .*(median|p50) [0-9.]+ (ms|us|ns|MB/s|msg/s)" "$T/top" ||
 			fail "$kind: loadtop has no line for it: $(cat "$T/top")"
 	fi
 	leftover=$(find "$WORK" -mindepth 1 -maxdepth 1 -name 'probe-*' 2>/dev/null)
