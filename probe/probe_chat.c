@@ -478,6 +478,17 @@ static void chat_describe(const void *config, char *buf, size_t len)
 		 pace, duration, every);
 }
 
+/* VolanoMark's figure as its results printed it: messages delivered per
+ * second, a row per server and a column per room layout. */
+static const struct study_place chat_study[] = {
+	{ .table = "Chat: messages delivered per second (chat)",
+	  .rows = "server",
+	  .row = "{server}",
+	  .column = "{rooms} rooms x {users} users",
+	  .unit = "msg/s" },
+	{ 0 },
+};
+
 const struct probe_ops probe_chat_ops = {
 	.version = PROBE_OPS_VERSION,
 	.name = "chat",
@@ -491,4 +502,5 @@ const struct probe_ops probe_chat_ops = {
 	.run = chat_run,
 	.close = chat_close,
 	.describe = chat_describe,
+	.study = chat_study,
 };

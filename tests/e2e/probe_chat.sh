@@ -56,6 +56,8 @@ most=$(sql "select max(h.count) from histograms h join probes p on p.id = h.prob
 grep -Eq '(^| )ev +chat +msg/s +[0-9]+ ' "$T/out" || fail "no chat row in the report: $(cat "$T/out")"
 grep -A4 '^Latencies' "$T/out" | grep -Eq '(^| )th +chat +[0-9]+ +[0-9.]+ ' ||
 	fail "no latency row in the report: $(cat "$T/out")"
+grep -A4 '^Chat: messages delivered per second' "$T/out" | grep -Eq '^ +threads .*[0-9]' ||
+	fail "no chat study table in the report: $(cat "$T/out")"
 "$LOADCTL" --db "$DB" report --json >"$T/json" || fail "report --json failed"
 python3 - "$T/json" <<'EOF2' || fail "the JSON report lacks chat's latencies"
 import json, sys
