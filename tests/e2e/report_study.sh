@@ -4,7 +4,7 @@
 # report, its JSON and its HTML page print spawn's creation table (a row per
 # mode), ctxswitch's members x size, switchcost's ns and switches per
 # increment and ipclat's latency, with the idle phase and the loaded one side
-# by side; the per-probe rows and the export stay as they were.
+# by side; the per-probe rows, the export and compare stay as they were.
 source "$(dirname "$0")/lib.sh"
 
 prof=$(profile study <<'EOF2'
@@ -102,4 +102,7 @@ grep -q "<h2>Study tables</h2>" "$T/page.html" && grep -q "<th colspan=\"2\">bus
 	fail "the page has no study tables"
 "$LOADCTL" --db "$DB" export "$T/all.csv" || fail "export failed"
 grep -q ",ring16k," "$T/all.csv" || fail "export lost the ctxswitch samples: $(head -3 "$T/all.csv")"
+ctl --db "$DB" compare 1 1
+ctl_expect 0 "" "compare the run with itself"
+grep -q "ring16k" "$T/out" || fail "compare left out the ctxswitch probe: $(cat "$T/out")"
 echo ok
