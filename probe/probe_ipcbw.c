@@ -319,6 +319,13 @@ static void ipcbw_variant_label(const char *options_text, int variant, char *buf
 		ipcbw_size_label(sizes.bytes[variant], buf, len);
 }
 
+/* A size the mechanism cannot carry, in its table's cell. */
+static void ipcbw_note(const struct sample *s, char *buf, size_t len)
+{
+	if (s->over_limit > 0)
+		snprintf(buf, len, "over the limit %lld", (long long)s->over_limit);
+}
+
 /* The IPC appendix's bandwidth table: message sizes as rows, mechanisms as
  * columns. */
 static const struct study_place ipcbw_study[] = {
@@ -327,7 +334,8 @@ static const struct study_place ipcbw_study[] = {
 	  .row = "{variant}",
 	  .column = "{via}",
 	  .unit = "MB/s",
-	  .variant_label = ipcbw_variant_label },
+	  .variant_label = ipcbw_variant_label,
+	  .note = ipcbw_note },
 	{ 0 },
 };
 

@@ -3,8 +3,10 @@
 # The study tables of a tiny primitives run: loadd's own report, loadctl
 # report, its JSON and its HTML page print spawn's creation table (a row per
 # mode), ctxswitch's members x size, switchcost's ns and switches per
-# increment and ipclat's latency, with the idle phase and the loaded one side
-# by side; the per-probe rows, the export and compare stay as they were.
+# increment, ipclat's latency and ipcbw's bandwidth by message size (a size
+# over the POSIX queue's limit said so), with the idle phase and the loaded
+# one side by side; the per-probe rows, the export and compare stay as they
+# were.
 source "$(dirname "$0")/lib.sh"
 
 prof=$(profile study <<'EOF2'
@@ -44,6 +46,12 @@ every = 250ms
 type = ipclat
 count = 50
 every = 250ms
+[probe mqbw]
+type = ipcbw
+via = posixmq
+sizes = 1K, MQ_OVER
+total = 256
+every = 500ms
 [phase idle]
 duration = 2s
 [phase busy]
@@ -55,6 +63,8 @@ procs = 2
 expect = none
 EOF2
 )
+mq_limit=$(cat /proc/sys/fs/mqueue/msgsize_max)
+sed -i "s/MQ_OVER/$((mq_limit * 2))/" "$prof"
 run_loadd --profile "$prof" >"$T/out" 2>&1 || fail "loadd failed: $(cat "$T/out")"
 grep -q "^Study tables" "$T/out" || fail "loadd's report has no study tables: $(cat "$T/out")"
 "$LOADCTL" --db "$DB" report >"$T/report" || fail "report failed"
@@ -79,6 +89,12 @@ grep -Eq "^  one( +[0-9.e-]+){4}$" "$T/switch" && grep -Eq "^  alternate( +[0-9.
 	fail "switchcost rows: $(cat "$T/switch")"
 table "IPC latency" >"$T/ipc"
 grep -Eq "^  pipe +[0-9.]+ +[0-9.]+$" "$T/ipc" || fail "ipclat row: $(cat "$T/ipc")"
+table "IPC bandwidth" >"$T/bw"
+grep -Eq "^ +idle +busy$" "$T/bw" && grep -Eq "^  message size +posixmq +posixmq$" "$T/bw" ||
+	fail "ipcbw heading: $(cat "$T/bw")"
+grep -Eq "^  1K +[0-9.]+ +[0-9.]+$" "$T/bw" || fail "ipcbw 1K row: $(cat "$T/bw")"
+grep -Eq "over the limit $mq_limit +over the limit $mq_limit$" "$T/bw" ||
+	fail "ipcbw's size over the limit: $(cat "$T/bw")"
 # The per-probe rows are still there.
 grep -Eq "^ +ring16k +ctxswitch +us +[0-9]+ " "$T/report" || fail "the probe rows are gone: $(cat "$T/report")"
 
@@ -87,7 +103,7 @@ python3 - "$T/json" <<'EOF2' || fail "JSON studies: $(cat "$T/json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 st = {t["title"].split(":")[0]: t for t in r["studies"]}
-assert set(st) == {"Creation", "Context switch", "Switch cost", "IPC latency"}, st.keys()
+assert set(st) == {"Creation", "Context switch", "Switch cost", "IPC latency", "IPC bandwidth"}, st.keys()
 c = st["Context switch"]
 assert c["statistic"] == "median" and c["phases"] == ["idle", "busy"], c
 assert [x["label"] for x in c["columns"]] == ["0", "16K"] and c["columns"][0]["unit"] == "us", c
