@@ -556,13 +556,14 @@ static void test_open_errors(void **state)
 	/* a newer schema is refused by both modes, and left untouched */
 	db = open_ok(f->path, DB_READWRITE);
 	db_close(db);
-	sql_exec(f->path, "PRAGMA user_version = 7");
+	snprintf(want, sizeof want, "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	sql_exec(f->path, want);
 	snprintf(want, sizeof want,
-		 "database %s has schema version 7, newer than this program's %d; upgrade loadd",
-		 f->path, DB_SCHEMA_VERSION);
+		 "database %s has schema version %d, newer than this program's %d; upgrade loadd",
+		 f->path, DB_SCHEMA_VERSION + 1, DB_SCHEMA_VERSION);
 	open_fails(f->path, DB_READWRITE, want);
 	open_fails(f->path, DB_READONLY, want);
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 7);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), DB_SCHEMA_VERSION + 1);
 
 	/* an empty file is not (yet) a loadd database to a reader */
 	snprintf(path, sizeof path, "%s/empty.db", f->dir);
