@@ -9,8 +9,6 @@
  * fixed size, inside a memory cgroup of its own (memory_cgroup.c). */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -252,69 +250,6 @@ static bool memory_fill_pair(char *const half[2], uint64_t k)
 
 /* ---- pressure mode ---- */
 
-/* The most threads a pressure-mode fill uses (one per online CPU up to this). */
-#define FILL_THREADS_MAX 8
-
-/* One fill shared by threads: each takes the next pair of chunks and fills
- * it, until the end, the deadline, a stop or a refusal. A pair once taken is
- * always filled (or refused), so what is filled is one run from the start. */
-struct fill_job {
-	char *const *half;
-	struct loader_shm *shm;
-	_Atomic uint64_t next;
-	uint64_t end;
-	int64_t deadline_ns;
-	_Atomic uint64_t refused_at; /* the lowest pair refused; UINT64_MAX: none */
-};
-
-static void *fill_worker(void *arg)
-{
-	struct fill_job *job = arg;
-
-	while (!loader_stopping() && mono_ns() < job->deadline_ns &&
-	       atomic_load(&job->refused_at) == UINT64_MAX) {
-		uint64_t k = atomic_fetch_add(&job->next, 1), lowest;
-
-		if (k >= job->end)
-			break;
-		if (memory_fill_pair(job->half, k)) {
-			loader_progress(job->shm, 0, 0, 2);
-			continue;
-		}
-		lowest = atomic_load(&job->refused_at);
-		while (k < lowest && !atomic_compare_exchange_weak(&job->refused_at, &lowest, k))
-			;
-	}
-	return NULL;
-}
-
-/* Fills pairs from..end-1 on every CPU (first-touch faults are CPU work,
- * and on a busy machine one thread gets a small share of one CPU) until the
- * deadline. Returns the end of the filled run; pairs filled above a refusal
- * are given back by the caller. *top: the highest pair taken, plus one. */
-static uint64_t fill_parallel(char *const half[2], struct loader_shm *shm, uint64_t from,
-			      uint64_t end, int64_t deadline_ns, uint64_t *top)
-{
-	struct fill_job job = { .half = half, .shm = shm, .end = end, .deadline_ns = deadline_ns };
-	pthread_t threads[FILL_THREADS_MAX];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = 0, want = cpus < 1 ? 1 : cpus > FILL_THREADS_MAX ? FILL_THREADS_MAX : (int)cpus;
-	uint64_t next, refused;
-
-	atomic_init(&job.next, from);
-	atomic_init(&job.refused_at, UINT64_MAX);
-	/* the calling thread is one of them; a thread not started is one fewer */
-	while (n < want - 1 && pthread_create(&threads[n], NULL, fill_worker, &job) == 0)
-		n++;
-	fill_worker(&job);
-	for (int i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	next = atomic_load(&job.next);
-	refused = atomic_load(&job.refused_at);
-	*top = next < end ? next : end;
-	return refused < *top ? refused : *top;
-}
-
 struct pressure_run {
 	const struct loader_ctx *ctx;
 	struct pressure_goal goal;
@@ -364,17 +299,15 @@ static void pressure_resize(struct pressure_run *pr, uint64_t want_pairs, int64_
 	if (want_pairs > pr->max_pairs)
 		want_pairs = pr->max_pairs;
 	pr->want_pairs = want_pairs;
-	if (pr->pairs < want_pairs) {
-		uint64_t top, filled = fill_parallel(pr->half, pr->ctx->shm, pr->pairs, want_pairs,
-						     deadline_ns, &top);
-
-		/* a refusal: what was filled above it goes back, no busy retry */
-		if (filled < top) {
-			pr->pairs = top;
-			pr->want_pairs = want_pairs = filled;
-		} else {
-			pr->pairs = filled;
+	/* One thread: loadd forks the loader while its own threads run, and
+	 * threads started in it hung a sanitizer build now and then. */
+	while (pr->pairs < want_pairs && !loader_stopping() && mono_ns() < deadline_ns) {
+		if (!memory_fill_pair(pr->half, pr->pairs)) {
+			pr->want_pairs = pr->pairs; /* refused: no busy retry */
+			break;
 		}
+		pr->pairs++;
+		loader_progress(pr->ctx->shm, 0, 0, 2);
 	}
 	while (pr->pairs > want_pairs) {
 		pr->pairs--;
