@@ -509,6 +509,8 @@ static int take_record(struct run *r, struct probe_msg *m)
 	m->s.variant = m->variant;
 	if (db_sample_insert(r->ro->db, r->ro->run_id, &m->s) < 0)
 		return -1;
+	if (m->s.over_limit > 0)
+		return 0; /* not measured: neither a figure nor a failure */
 	if (m->probe == r->job)
 		api_sample(r->api, &m->s);
 	api_probe_sample(r->api, (size_t)m->probe, &m->s);

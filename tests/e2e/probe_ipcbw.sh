@@ -80,6 +80,13 @@ grep -Eq "mq-over.*over the limit $mq_limit \(fs.mqueue.msgsize_max\)" "$T/repor
 	fail "the report does not name the POSIX queue's limit: $(cat "$T/report")"
 grep -Eq "msg-over.*over the limit $msg_limit \(kernel.msgmax\)" "$T/report" ||
 	fail "the report does not name the System V queue's limit"
+# The study table: sizes as rows, mechanisms as columns, the sizes over the
+# limit said so in their cells.
+sed -n '/^IPC bandwidth: MB\/s one way (ipcbw)/,/^$/p' "$T/report" >"$T/study"
+grep -Eq "^ +message size +pipe +fifo +posixmq +sysvmq +unix-stream +tcp" "$T/study" ||
+	fail "no bandwidth study table with the mechanisms as columns: $(cat "$T/report")"
+grep -Eq "^ +64K +[0-9.]+ +[0-9.]+ " "$T/study" || fail "no 64K row in the study table: $(cat "$T/study")"
+grep -q "over the limit $mq_limit" "$T/study" || fail "no cell over the limit: $(cat "$T/study")"
 "$LOADCTL" --db "$DB" export --probe mq-over - >"$T/export.csv" || fail "export failed"
 python3 - "$T/export.csv" "$mq_limit" <<'PY' || fail "the export does not show the limit"
 import csv, sys
