@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -422,6 +423,17 @@ static void write_oom_score_adj(void)
 	close(fd);
 }
 
+/* System V semaphores, queues and shared memory made by a load's programs
+ * (dbench's start barrier, a semaphore set it leaves when it is killed) live
+ * in the load's own IPC namespace and vanish with its last process, so no
+ * stop leaves them behind in the machine's. Needs root (CAP_SYS_ADMIN):
+ * without it the load shares loadd's namespace, as any program would. */
+static void enter_own_ipc_namespace(const struct loader_ctx *ctx)
+{
+	if (unshare(CLONE_NEWIPC) < 0 && errno != EPERM)
+		loader_event(ctx, "info", "shares loadd's IPC namespace: %s", strerror(errno));
+}
+
 /* The loader's top process: its own group, dies with its parent, first in
  * line for the OOM killer, nothing of the parent's but its event pipe. */
 static void __attribute__((noreturn))
@@ -436,6 +448,7 @@ loader_child(const struct loader_ops *ops, const struct loader_ctx *parent_ctx, 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	write_oom_score_adj();
+	enter_own_ipc_namespace(parent_ctx);
 	/* Root stays with loadd: the load runs as the run's user (unless its
 	 * configuration needs root). That change clears the parent-death
 	 * signal, so it is set again. */

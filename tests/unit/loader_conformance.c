@@ -170,6 +170,17 @@ static int remove_base(void **state)
 	return rc;
 }
 
+/* True when pid's System V IPC namespace is this process's. */
+static bool same_ipc_namespace(pid_t pid)
+{
+	char path[64], theirs[64] = "", ours[64] = "";
+
+	snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)pid);
+	assert_true(readlink(path, theirs, sizeof theirs - 1) > 0);
+	assert_true(readlink("/proc/self/ns/ipc", ours, sizeof ours - 1) > 0);
+	return strcmp(theirs, ours) == 0;
+}
+
 static void conforms(void **state)
 {
 	const struct loader_ops *ops = *state;
@@ -214,6 +225,8 @@ static void conforms(void **state)
 		fail_msg("%s: no counter moved in %d ms; its events: %s", ops->name,
 			 (int)((mono_ns() - start) / 1000000), events);
 	}
+	if (geteuid() == 0 && same_ipc_namespace(pid))
+		fail_msg("%s: runs in loadd's IPC namespace, not its own", ops->name);
 	stop_within_grace(ops, pid);
 	if (!dir_is_empty(dir))
 		fail_msg("%s: its scratch dir %s is not empty after the stop", ops->name, dir);
